@@ -1,0 +1,13 @@
+import { exitOnStartupError, readListenOptions, startGateway } from './startup.ts';
+
+/** `bun run adapters/bun.ts`: Bun.serve around the core handler; Bun's own fetch goes upstream. */
+const gateway = await startGateway().catch(exitOnStartupError);
+const { port, hostname } = readListenOptions();
+const server = Bun.serve({
+  port,
+  hostname,
+  // Bun closes connections idle for 10 s by default, which cuts a stream while a model thinks.
+  idleTimeout: 255,
+  fetch: gateway.fetch,
+});
+console.error(`switchyard: listening on http://${hostname}:${server.port} (bun ${Bun.version})`);

@@ -1,0 +1,74 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+
+/**
+ * node:http request → web Request. The AbortController fires when the client goes away before
+ * the response finished, so core's upstream calls are cancelled with it.
+ */
+export function readNodeRequest(req: IncomingMessage, res: ServerResponse): Request {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const host = req.headers.host ?? 'localhost';
+  const url = `http://${host}${req.url ?? '/'}`;
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  const method = req.method ?? 'GET';
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  return new Request(url, {
+    method,
+    headers,
+    signal: controller.signal,
+    body: hasBody ? (Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>) : undefined,
+    // @ts-expect-error: Node's RequestInit needs duplex for stream bodies; the DOM type lacks it.
+    duplex: 'half',
+  });
+}
+
+/** web Response → node:http, with write backpressure and upstream cancel on client disconnect. */
+export async function writeNodeResponse(response: Response, res: ServerResponse): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length) headers['set-cookie'] = cookies;
+  if (!response.body) {
+    res.writeHead(response.status, response.statusText, headers);
+    res.end();
+    return;
+  }
+  res.writeHead(response.status, response.statusText, headers);
+  // Streams must not wait for the first body chunk to show their headers.
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  const cancel = () => void reader.cancel().catch(() => {});
+  res.once('close', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) {
+        if (res.destroyed) break;
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            res.off('drain', go);
+            res.off('close', go);
+            resolve();
+          };
+          res.on('drain', go);
+          res.on('close', go);
+        });
+        if (res.destroyed) break;
+      }
+    }
+    res.end();
+  } catch {
+    // The body errored after headers went out: all that is left is to cut the connection.
+    res.destroy();
+  } finally {
+    res.off('close', cancel);
+  }
+}

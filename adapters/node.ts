@@ -1,0 +1,70 @@
+import { createServer, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { Agent, fetch as undiciFetch } from 'undici';
+import type { Gateway, UpstreamFetch } from '../core/index.ts';
+import { readNodeRequest, writeNodeResponse } from './node-io.ts';
+import { exitOnStartupError, readListenOptions, startGateway } from './startup.ts';
+
+/**
+ * Upstream client for Node: undici with a keep-alive pool. Node's global fetch goes through the
+ * same undici but without a shared, tuned dispatcher.
+ */
+export function createNodeFetch(): UpstreamFetch {
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
+  return async (request) => {
+    const init = {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal: request.signal,
+      duplex: 'half',
+      redirect: 'manual',
+      dispatcher,
+    };
+    return (await undiciFetch(request.url, init as never)) as unknown as Response;
+  };
+}
+
+/** Serves a gateway (or any web fetch handler) on node:http. */
+export function serveNode(gateway: Pick<Gateway, 'fetch'>, options: { port: number; hostname: string }): Promise<Server> {
+  const server = createServer((req, res) => {
+    let request: Request;
+    try {
+      request = readNodeRequest(req, res);
+    } catch {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad request');
+      return;
+    }
+    gateway.fetch(request).then(
+      (response) => writeNodeResponse(response, res),
+      () => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end();
+      },
+    );
+  });
+  // Long SSE streams may sit quiet while a model thinks: no socket or request time-outs.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 65_000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.hostname, () => resolve(server));
+  });
+}
+
+async function main(): Promise<void> {
+  const gateway = await startGateway({ fetch: createNodeFetch() });
+  const listen = readListenOptions();
+  const server = await serveNode(gateway, listen);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : listen.port;
+  console.error(`switchyard: listening on http://${listen.hostname}:${port} (node ${process.version})`);
+  const stop = () => server.close(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch(exitOnStartupError);
+}

@@ -1,0 +1,50 @@
+import { Router, type IRequestStrict, type RouterType } from 'itty-router';
+import type { GatewayServices, RequestContext } from './context.ts';
+import { GatewayError } from './errors.ts';
+import { registerAnthropicRoutes } from './families/anthropic/routes.ts';
+import type { Family } from './families/family.ts';
+import { registerGeminiRoutes } from './families/gemini/routes.ts';
+import { registerOpenAIRoutes } from './families/openai/routes.ts';
+import { jsonResponse } from './http/respond.ts';
+import { authenticate } from './keys.ts';
+
+export type GatewayRouter = RouterType<IRequestStrict, [RequestContext]>;
+export type Guard = (req: IRequestStrict, ctx: RequestContext) => Promise<undefined>;
+
+/** Builds the route table once; handlers receive the per-request context as itty's extra argument. */
+export function buildRouter(services: GatewayServices): GatewayRouter {
+  const { segments } = services.config;
+  const router: GatewayRouter = Router<IRequestStrict, [RequestContext]>();
+
+  const guard: Guard = async (req, ctx) => {
+    ctx.key = await authenticate(services.keys, req, ctx.url);
+    return undefined;
+  };
+
+  router.get('/healthz', (_req, ctx) => jsonResponse(ctx, { status: 'ok' }));
+  registerOpenAIRoutes(router, `/api/${segments.list}/v1`, guard);
+  registerAnthropicRoutes(router, `/api/${segments.messages}`, guard);
+  registerGeminiRoutes(router, `/api/${segments.generate}`, guard);
+
+  // Any path registered above answers other methods with 405 instead of 404.
+  const known = new Set(router.routes.map((route) => route[3]!));
+  for (const path of known) {
+    router.all(path, (req) => {
+      throw new GatewayError('method_not_allowed', `Method ${req.method} is not allowed on ${new URL(req.url).pathname}`);
+    });
+  }
+  router.all('*', (_req, ctx) => {
+    throw new GatewayError('not_found', `No route for ${ctx.url.pathname}`);
+  });
+  return router;
+}
+
+/** Which family's envelope an answer on this path uses, even for paths no route matched. */
+export function familyOfPath(path: string, segments: GatewayServices['config']['segments']): Family {
+  if (path.startsWith(`/api/${segments.messages}/`)) return 'anthropic';
+  if (path.startsWith(`/api/${segments.generate}/`)) return 'gemini';
+  if (path.startsWith(`/api/${segments.list}/`)) return 'openai';
+  if (path.includes('/v1beta/')) return 'gemini';
+  if (path.includes('/v1/messages')) return 'anthropic';
+  return 'openai';
+}

@@ -1,0 +1,44 @@
+import type { Catalog } from './catalog.ts';
+import type { GatewayConfig } from './config.ts';
+import type { Family } from './families/family.ts';
+import type { KeyRecord, KeyVerifier } from './keys.ts';
+import type { UpstreamFetch } from './upstreams/types.ts';
+
+/** One line per request; never carries the key itself, only its id. */
+export interface AccessLogEntry {
+  time: string;
+  id: string;
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  key?: string;
+  model?: string;
+  provider?: string;
+  error?: string;
+}
+
+/** Everything built once at start-up and shared by all requests. */
+export interface GatewayServices {
+  config: GatewayConfig;
+  catalog: Catalog;
+  keys: KeyVerifier;
+  fetch: UpstreamFetch;
+  log: (entry: AccessLogEntry) => void;
+  /** Unexpected errors (500s), with the cause the client never sees. */
+  logError: (requestId: string, err: unknown) => void;
+  newId: () => string;
+}
+
+/** Per-request state handed to every route handler as itty's extra argument. */
+export interface RequestContext {
+  readonly services: GatewayServices;
+  readonly id: string;
+  readonly url: URL;
+  readonly family: Family;
+  /** The caller's abort signal: passed to every upstream call so a disconnect cancels it. */
+  readonly signal: AbortSignal;
+  key?: KeyRecord;
+  model?: string;
+  provider?: string;
+}

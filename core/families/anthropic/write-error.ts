@@ -1,0 +1,25 @@
+import type { ErrorKind, GatewayError } from '../../errors.ts';
+
+/** @see https://docs.anthropic.com/en/api/errors */
+const TYPE_BY_KIND: Record<ErrorKind, string> = {
+  invalid_request: 'invalid_request_error',
+  authentication: 'authentication_error',
+  permission: 'permission_error',
+  not_found: 'not_found_error',
+  method_not_allowed: 'invalid_request_error',
+  request_too_large: 'request_too_large',
+  rate_limit: 'rate_limit_error',
+  overloaded: 'overloaded_error',
+  upstream: 'api_error',
+  timeout: 'timeout_error',
+  internal: 'api_error',
+};
+
+export interface AnthropicErrorBody {
+  type: 'error';
+  error: { type: string; message: string };
+}
+
+export function writeAnthropicError(err: GatewayError): { status: number; body: AnthropicErrorBody } {
+  return { status: err.status, body: { type: 'error', error: { type: TYPE_BY_KIND[err.kind], message: err.message } } };
+}

@@ -1,0 +1,43 @@
+import type { ErrorKind, GatewayError } from '../../errors.ts';
+
+/** @see https://platform.openai.com/docs/guides/error-codes */
+const TYPE_BY_KIND: Record<ErrorKind, string> = {
+  invalid_request: 'invalid_request_error',
+  authentication: 'authentication_error',
+  permission: 'permission_error',
+  not_found: 'not_found_error',
+  method_not_allowed: 'invalid_request_error',
+  request_too_large: 'invalid_request_error',
+  rate_limit: 'rate_limit_error',
+  overloaded: 'server_error',
+  upstream: 'server_error',
+  timeout: 'server_error',
+  internal: 'server_error',
+};
+
+const CODE_BY_KIND: Partial<Record<ErrorKind, string>> = {
+  authentication: 'invalid_api_key',
+  not_found: 'model_not_found',
+  rate_limit: 'rate_limit_exceeded',
+  request_too_large: 'request_too_large',
+};
+
+export interface OpenAIErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+export function writeOpenAIError(err: GatewayError): { status: number; body: OpenAIErrorBody } {
+  // 529 means nothing to OpenAI clients; 503 keeps them retrying.
+  const status = err.status === 529 ? 503 : err.status;
+  return {
+    status,
+    body: {
+      error: {
+        message: err.message,
+        type: TYPE_BY_KIND[err.kind],
+        param: err.opts.param ?? null,
+        code: err.opts.code ?? CODE_BY_KIND[err.kind] ?? null,
+      },
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { buildRouter, familyOfPath } from './app.ts';
+import { createCatalog, type Catalog } from './catalog.ts';
+import { readConfig, type GatewayConfig, type GatewayConfigInput } from './config.ts';
+import type { AccessLogEntry, GatewayServices, RequestContext } from './context.ts';
+import { toGatewayError } from './errors.ts';
+import { ERROR_WRITERS } from './families/family.ts';
+import { jsonResponse } from './http/respond.ts';
+import { createStaticKeyVerifier, type KeyVerifier } from './keys.ts';
+import type { UpstreamFetch } from './upstreams/types.ts';
+
+export interface GatewayOptions {
+  /** Upstream HTTP client; defaults to the global fetch. The Node adapter passes an undici pool. */
+  fetch?: UpstreamFetch;
+  /** Access log sink; defaults to one JSON line per request on the console. */
+  log?: (entry: AccessLogEntry) => void;
+  /** Where unexpected errors go with their cause (clients only ever see a generic message). */
+  logError?: (requestId: string, err: unknown) => void;
+  /** Key verification; defaults to the configuration's static keys. */
+  keys?: KeyVerifier;
+  /** Environment for `${NAME}` interpolation when `config` is a raw document. */
+  env?: Record<string, string | undefined>;
+}
+
+export interface Gateway {
+  /** A web-standard handler: give it a Request, get a Response. */
+  fetch(request: Request): Promise<Response>;
+  readonly config: GatewayConfig;
+  readonly catalog: Catalog;
+}
+
+/**
+ * Creates a gateway from a configuration (validated here; throws ConfigError naming the bad
+ * path). The result has no runtime dependencies: mount `gateway.fetch` in any server that
+ * speaks Request/Response.
+ *
+ * @example
+ * const gateway = createGateway({ providers: {...}, models: [...], keys: [{ id: 'me', key: 'sk-…' }] });
+ * Bun.serve({ fetch: gateway.fetch });
+ */
+export function createGateway(input: GatewayConfigInput | GatewayConfig, options: GatewayOptions = {}): Gateway {
+  const config = readConfig(input, options.env);
+  const catalog = createCatalog(config, Math.floor(Date.now() / 1000));
+  const keysReady = options.keys ? Promise.resolve(options.keys) : createStaticKeyVerifier(config.keys);
+  const services: GatewayServices = {
+    config,
+    catalog,
+    keys: { verify: async (presented) => (await keysReady).verify(presented) },
+    fetch: options.fetch ?? ((request) => fetch(request)),
+    log: options.log ?? ((entry) => console.log(JSON.stringify(entry))),
+    logError: options.logError ?? ((id, err) => console.error(JSON.stringify({ id, error: describe(err) }))),
+    newId: createIdSource(),
+  };
+  const router = buildRouter(services);
+  const { segments } = config;
+
+  async function handle(request: Request): Promise<Response> {
+    const started = performance.now();
+    const url = new URL(request.url);
+    const ctx: RequestContext = {
+      services,
+      id: services.newId(),
+      url,
+      family: familyOfPath(url.pathname, segments),
+      signal: request.signal,
+    };
+    let response: Response;
+    let failure: string | undefined;
+    try {
+      response = (await router.fetch(request as never, ctx)) as Response;
+    } catch (thrown) {
+      const err = toGatewayError(thrown);
+      if (err.kind === 'internal') services.logError(ctx.id, thrown);
+      failure = err.message;
+      const { status, body } = ERROR_WRITERS[ctx.family](err);
+      const headers = new Headers();
+      if (err.opts.retryAfter !== undefined) headers.set('retry-after', String(err.opts.retryAfter));
+      response = jsonResponse(ctx, body, status, headers);
+    }
+    services.log({
+      time: new Date().toISOString(),
+      id: ctx.id,
+      method: request.method,
+      path: url.pathname,
+      status: response.status,
+      ms: Math.round((performance.now() - started) * 100) / 100,
+      key: ctx.key?.id,
+      model: ctx.model,
+      provider: ctx.provider,
+      error: failure,
+    });
+    return response;
+  }
+
+  return { fetch: handle, config, catalog };
+}
+
+function createIdSource(): () => string {
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  const base = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  let counter = 0;
+  return () => `req_${base}${(counter++).toString(36).padStart(6, '0')}`;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}\n${err.stack ?? ''}` : String(err);
+}

@@ -1,0 +1,53 @@
+import { GatewayError } from '../errors.ts';
+
+/**
+ * Reads a request body, refusing it with 413 as soon as it grows past `limit` bytes, so an
+ * oversized upload is never held in memory whole.
+ */
+export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      void reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+const decoder = new TextDecoder();
+
+/** Parses a JSON object body; malformed JSON or a non-object is a 400 with its own message. */
+export async function readJsonBody(request: Request, limit: number): Promise<{ bytes: Uint8Array; json: Record<string, unknown> }> {
+  const bytes = await readBodyBytes(request, limit);
+  let json: unknown;
+  try {
+    json = JSON.parse(decoder.decode(bytes));
+  } catch {
+    throw new GatewayError('invalid_request', 'Request body is not valid JSON');
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    throw new GatewayError('invalid_request', 'Request body must be a JSON object');
+  }
+  return { bytes, json: json as Record<string, unknown> };
+}
+
+function tooLarge(limit: number): GatewayError {
+  return new GatewayError('request_too_large', `Request body is larger than the limit of ${limit} bytes`);
+}

@@ -1,0 +1,66 @@
+import type { KeyConfig } from './config.ts';
+import { GatewayError } from './errors.ts';
+import { sha256Hex } from './http/sha256.ts';
+
+export interface KeyRecord {
+  id: string;
+  /** Model ids this key may use; undefined means all. */
+  models?: ReadonlySet<string>;
+}
+
+/**
+ * Verifies presented keys. Implementations compare hashes, never plaintext, so neither the
+ * store nor the comparison holds or leaks the secret.
+ */
+export interface KeyVerifier {
+  verify(presented: string): Promise<KeyRecord | undefined>;
+}
+
+/** Static keys from the configuration, hashed once at start-up. */
+export async function createStaticKeyVerifier(keys: readonly KeyConfig[]): Promise<KeyVerifier> {
+  const byHash = new Map<string, KeyRecord>();
+  for (const key of keys) {
+    const hash = key.sha256 ? key.sha256.toLowerCase() : await sha256Hex(key.key!);
+    byHash.set(hash, { id: key.id, models: key.models ? new Set(key.models) : undefined });
+  }
+  return {
+    // A Map lookup keyed by the digest: what varies with timing is the attacker's own hash,
+    // which tells nothing about any stored key.
+    async verify(presented) {
+      return byHash.get(await sha256Hex(presented));
+    },
+  };
+}
+
+/**
+ * Reads the key from any of the places the official SDKs put it. `x-api-key` wins over
+ * Bearer when both are present, as on the real Anthropic API.
+ */
+export function readPresentedKey(request: Request, url: URL): string | undefined {
+  const headers = request.headers;
+  const direct = headers.get('x-api-key') ?? headers.get('x-goog-api-key');
+  if (direct) return direct.trim();
+  const auth = headers.get('authorization');
+  if (auth) {
+    const match = /^Bearer\s+(.+)$/i.exec(auth);
+    if (match) return match[1]!.trim();
+  }
+  const query = url.searchParams.get('key');
+  return query || undefined;
+}
+
+export async function authenticate(verifier: KeyVerifier, request: Request, url: URL): Promise<KeyRecord> {
+  const presented = readPresentedKey(request, url);
+  if (!presented) {
+    throw new GatewayError('authentication', 'Missing API key: send it as "Authorization: Bearer <key>", "x-api-key", "x-goog-api-key" or "?key="');
+  }
+  const record = await verifier.verify(presented);
+  if (!record) throw new GatewayError('authentication', 'Invalid API key');
+  return record;
+}
+
+export function checkModelAllowed(key: KeyRecord, modelId: string): void {
+  if (key.models && !key.models.has(modelId)) {
+    throw new GatewayError('permission', `This API key may not use model "${modelId}"`, { param: 'model' });
+  }
+}

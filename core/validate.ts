@@ -1,0 +1,36 @@
+import * as v from 'valibot';
+import { GatewayError } from './errors.ts';
+
+interface Leaf {
+  path: string | undefined;
+  issue: v.BaseIssue<unknown>;
+}
+
+/** Descends into union/variant sub-issues so the message names the field that really failed. */
+function expand(issue: v.BaseIssue<unknown>, parent: string | undefined): Leaf[] {
+  const own = v.getDotPath(issue);
+  const path = own ?? parent;
+  if (issue.issues?.length && (issue.type === 'union' || issue.type === 'variant')) {
+    return issue.issues.flatMap((child) => {
+      const childPath = v.getDotPath(child);
+      return expand({ ...child, path: undefined }, childPath ? (path ? `${path}.${childPath}` : childPath) : path);
+    });
+  }
+  return [{ path, issue }];
+}
+
+export function issuesToMessage(issues: readonly v.BaseIssue<unknown>[], max = 3): { message: string; param?: string } {
+  const leaves = issues.flatMap((issue) => expand(issue, undefined));
+  const unique = leaves.filter((leaf, i) => leaves.findIndex((o) => o.path === leaf.path && o.issue.message === leaf.issue.message) === i);
+  const lines = unique.slice(0, max).map(({ path, issue }) => `${path ?? 'body'}: ${issue.message}`);
+  const more = unique.length > max ? ` (and ${unique.length - max} more)` : '';
+  return { message: lines.join('; ') + more, param: unique[0]?.path };
+}
+
+/** Validates a parsed body; a failure is a 400 naming the first offending fields. */
+export function parseWith<TSchema extends v.GenericSchema>(schema: TSchema, input: unknown): v.InferOutput<TSchema> {
+  const result = v.safeParse(schema, input);
+  if (result.success) return result.output;
+  const { message, param } = issuesToMessage(result.issues);
+  throw new GatewayError('invalid_request', message, { param });
+}
