@@ -10,19 +10,8 @@ import { exitOnStartupError, readListenOptions, startGateway } from './startup.t
  * same undici but without a shared, tuned dispatcher.
  */
 export function createNodeFetch(): UpstreamFetch {
-  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
-  return async (request) => {
-    const init = {
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-      signal: request.signal,
-      duplex: 'half',
-      redirect: 'manual',
-      dispatcher,
-    };
-    return (await undiciFetch(request.url, init as never)) as unknown as Response;
-  };
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+  return async (url, init) => (await undiciFetch(url, { ...init, dispatcher } as never)) as unknown as Response;
 }
 
 /** Serves a gateway (or any web fetch handler) on node:http. */

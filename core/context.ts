@@ -2,7 +2,7 @@ import type { Catalog } from './catalog.ts';
 import type { GatewayConfig } from './config.ts';
 import type { Family } from './families/family.ts';
 import type { KeyRecord, KeyVerifier } from './keys.ts';
-import type { UpstreamFetch } from './upstreams/types.ts';
+import type { Upstream, UpstreamFetch } from './upstreams/types.ts';
 
 /** One line per request; never carries the key itself, only its id. */
 export interface AccessLogEntry {
@@ -24,6 +24,8 @@ export interface GatewayServices {
   catalog: Catalog;
   keys: KeyVerifier;
   fetch: UpstreamFetch;
+  /** One Upstream per configured provider name. */
+  upstreams: ReadonlyMap<string, Upstream>;
   log: (entry: AccessLogEntry) => void;
   /** Unexpected errors (500s), with the cause the client never sees. */
   logError: (requestId: string, err: unknown) => void;

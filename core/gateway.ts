@@ -6,6 +6,7 @@ import { toGatewayError } from './errors.ts';
 import { ERROR_WRITERS } from './families/family.ts';
 import { jsonResponse } from './http/respond.ts';
 import { createStaticKeyVerifier, type KeyVerifier } from './keys.ts';
+import { createUpstreams } from './upstreams/registry.ts';
 import type { UpstreamFetch } from './upstreams/types.ts';
 
 export interface GatewayOptions {
@@ -45,7 +46,8 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
     config,
     catalog,
     keys: { verify: async (presented) => (await keysReady).verify(presented) },
-    fetch: options.fetch ?? ((request) => fetch(request)),
+    fetch: options.fetch ?? ((url, init) => fetch(url, init)),
+    upstreams: createUpstreams(config),
     log: options.log ?? ((entry) => console.log(JSON.stringify(entry))),
     logError: options.logError ?? ((id, err) => console.error(JSON.stringify({ id, error: describe(err) }))),
     newId: createIdSource(),

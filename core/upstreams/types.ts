@@ -1,23 +1,66 @@
 import type { RouteTarget } from '../catalog.ts';
 import type { GatewayError } from '../errors.ts';
-import type { ChatRequest, ChatResult, StreamEvent, UpstreamKind } from '../ir.ts';
+import type { ChatRequest, ChatResult, SourceFamily, StreamEvent, UpstreamKind } from '../ir.ts';
 
-/** How core reaches the network; adapters inject a faster client where the runtime has one. */
-export type UpstreamFetch = (request: Request) => Promise<Response>;
+/**
+ * How core reaches the network: the `fetch(url, init)` signature, so the global fetch fits and
+ * adapters can inject a faster client (the Node adapter passes an undici pool).
+ */
+export type UpstreamFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+/** A POST an upstream writer wants sent; the pipeline adds the abort signal and time-out. */
+export interface UpstreamRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string | Uint8Array;
+}
+
+/** Collects what a translation changed or dropped; reported in the `x-switchyard-warnings` header. */
+export type Warn = (message: string) => void;
 
 /** One upstream provider kind: the four translator directions plus optional token counting. */
 export interface Upstream {
   readonly kind: UpstreamKind;
-  /** ChatRequest → the HTTP request to send (async because Bedrock signs). */
-  writeRequest(req: ChatRequest, target: RouteTarget): Request | Promise<Request>;
+  /**
+   * ChatRequest → the HTTP request to send (async because Bedrock signs). Throws
+   * GatewayError('invalid_request') for what the upstream cannot express; calls `warn` for what
+   * it dropped harmlessly.
+   */
+  writeRequest(req: ChatRequest, target: RouteTarget, warn: Warn): UpstreamRequest | Promise<UpstreamRequest>;
   /** A successful non-streaming body → ChatResult. */
   readResponse(body: unknown, req: ChatRequest): ChatResult;
   /** Response bytes → StreamEvents; a new instance per call. */
   readStream(req: ChatRequest): TransformStream<Uint8Array, StreamEvent>;
   /** A non-2xx response → GatewayError keeping the upstream status and message. */
   readError(res: Response): Promise<GatewayError>;
+  /**
+   * Same-family fast path (Claude-style client → Anthropic or Claude on Bedrock, Gemini-style →
+   * Gemini): the client's body with only the model rewritten, the response relayed as it comes.
+   */
+  passthrough?: Passthrough;
   /** The upstream's own input-token counter, where it has one. */
-  countTokens?(req: ChatRequest, target: RouteTarget, fetch: UpstreamFetch, signal: AbortSignal): Promise<number>;
+  countTokens?(req: ChatRequest, target: RouteTarget, send: (request: UpstreamRequest) => Promise<Response>): Promise<number>;
 }
 
 export type UpstreamFactory = (name: string, target: RouteTarget['config']) => Upstream;
+
+export interface Passthrough {
+  /** The client family whose bodies this upstream takes verbatim. */
+  family: SourceFamily;
+  writeRequest(call: PassthroughCall): UpstreamRequest | Promise<UpstreamRequest>;
+  /**
+   * The body to relay for a 2xx response; absent means the upstream body untouched. Bedrock uses
+   * it to reframe its binary event-stream as the family's SSE.
+   */
+  readBody?(res: Response, call: PassthroughCall): ReadableStream<Uint8Array>;
+}
+
+export interface PassthroughCall {
+  target: RouteTarget;
+  /** The client's parsed body; only `model` may be rewritten. */
+  body: Record<string, unknown>;
+  /** The client's headers (version and beta headers are forwarded from here). */
+  headers: Headers;
+  action: 'messages' | 'count_tokens' | 'generateContent' | 'streamGenerateContent' | 'countTokens';
+  stream: boolean;
+}

@@ -1,0 +1,91 @@
+import type { CatalogModel, RouteTarget } from '../catalog.ts';
+import type { RequestContext } from '../context.ts';
+import { GatewayError, isGatewayError } from '../errors.ts';
+import type { ChatRequest, ChatResult, SourceFamily, StreamEvent } from '../ir.ts';
+import { checkModelAllowed } from '../keys.ts';
+import type { PassthroughCall, Upstream } from '../upstreams/types.ts';
+import { runPassthrough } from './run-passthrough.ts';
+import { sendUpstream, timeoutFor } from './send-upstream.ts';
+
+export type ChatOutcome =
+  | { kind: 'result'; result: ChatResult; target: RouteTarget }
+  | { kind: 'stream'; events: ReadableStream<StreamEvent>; target: RouteTarget }
+  /** The same-family fast path answered: relay this response as it is. */
+  | { kind: 'response'; response: Response; target: RouteTarget };
+
+export interface ChatCall {
+  ctx: RequestContext;
+  model: CatalogModel;
+  /**
+   * Reads the client body into IR; called at most once, and only if some route translates
+   * (a passthrough call never pays for it). Only `model` differs between routes.
+   */
+  request: () => ChatRequest;
+  /** Translation warnings land here (reported in `x-switchyard-warnings`). */
+  warnings: string[];
+  /**
+   * Offered by the Claude-style and Gemini-style front doors: a route whose upstream is of this
+   * kind and can pass through gets the client's body (model rewritten) instead of a translation.
+   */
+  passthrough?: Omit<PassthroughCall, 'target'>;
+  family: SourceFamily;
+}
+
+/**
+ * Runs a translated call: tries the model's routes in order, moving on when a route cannot
+ * express the request or its upstream is down, rate-limited or overloaded, as long as nothing
+ * has been sent to the client yet.
+ */
+export async function runChat(call: ChatCall): Promise<ChatOutcome> {
+  const { ctx, model } = call;
+  checkModelAllowed(ctx.key!, model.id);
+  ctx.model = model.id;
+  let first: GatewayError | undefined;
+  let ir: ChatRequest | undefined;
+  for (const target of model.routes) {
+    const upstream = ctx.services.upstreams.get(target.provider)!;
+    ctx.provider = target.provider;
+    try {
+      if (call.passthrough && upstream.passthrough?.family === call.family) {
+        return { kind: 'response', response: await runPassthrough(ctx, upstream, upstream.passthrough, { ...call.passthrough, target }), target };
+      }
+      ir ??= call.request();
+      return await callRoute(ctx, upstream, target, { ...ir, model: target.upstreamModel }, call.warnings);
+    } catch (err) {
+      if (!isGatewayError(err) || !canTryNextRoute(err)) throw err;
+      first ??= err;
+    }
+  }
+  throw first!;
+}
+
+async function callRoute(ctx: RequestContext, upstream: Upstream, target: RouteTarget, req: ChatRequest, warnings: string[]): Promise<ChatOutcome> {
+  const routeWarnings: string[] = [];
+  let wire;
+  try {
+    wire = await upstream.writeRequest(req, target, (message) => routeWarnings.push(message));
+  } catch (err) {
+    // Marks translation refusals so another route (which may support the feature) gets a turn.
+    if (isGatewayError(err)) (err as GatewayError & { translation?: boolean }).translation = true;
+    throw err;
+  }
+  const res = await sendUpstream(ctx, target.provider, wire, timeoutFor(ctx, target.config.timeoutMs));
+  if (!res.ok) throw await upstream.readError(res);
+  warnings.push(...routeWarnings);
+  if (req.stream) {
+    if (!res.body) throw new GatewayError('upstream', `Upstream "${target.provider}" sent an empty stream`);
+    return { kind: 'stream', events: res.body.pipeThrough(upstream.readStream(req)), target };
+  }
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch (err) {
+    throw new GatewayError('upstream', `Upstream "${target.provider}" sent a body that is not JSON`, { cause: err });
+  }
+  return { kind: 'result', result: upstream.readResponse(body, req), target };
+}
+
+function canTryNextRoute(err: GatewayError): boolean {
+  if ((err as GatewayError & { translation?: boolean }).translation) return true;
+  return err.kind === 'upstream' || err.kind === 'overloaded' || err.kind === 'rate_limit' || err.kind === 'timeout' || err.status >= 500;
+}

@@ -1,0 +1,22 @@
+import type { RequestContext } from '../context.ts';
+import { copyResponseHeaders } from '../http/proxy-headers.ts';
+import { withRequestId } from '../http/respond.ts';
+import type { Passthrough, PassthroughCall, Upstream } from '../upstreams/types.ts';
+import { sendUpstream, timeoutFor } from './send-upstream.ts';
+
+/**
+ * Same-family fast path: forwards the client's body (model rewritten) and relays the upstream
+ * response body as it arrives. Only headers are rebuilt: hop-by-hop and encoding headers are
+ * dropped and our request id is added. Errors are mapped like any other upstream error, so
+ * upstream internals never reach the client raw.
+ */
+export async function runPassthrough(ctx: RequestContext, upstream: Upstream, pass: Passthrough, call: PassthroughCall): Promise<Response> {
+  const { target } = call;
+  const wire = await pass.writeRequest(call);
+  const res = await sendUpstream(ctx, target.provider, wire, timeoutFor(ctx, target.config.timeoutMs));
+  if (!res.ok) throw await upstream.readError(res);
+  const headers = withRequestId(ctx, copyResponseHeaders(res.headers, new Headers()));
+  const body = pass.readBody ? pass.readBody(res, call) : res.body;
+  if (pass.readBody) headers.set('content-type', call.stream ? 'text/event-stream; charset=utf-8' : 'application/json');
+  return new Response(body, { status: res.status, headers });
+}

@@ -1,0 +1,38 @@
+import type { RequestContext } from '../context.ts';
+import { GatewayError } from '../errors.ts';
+import type { UpstreamRequest } from '../upstreams/types.ts';
+
+/**
+ * Sends one upstream request. The time-out covers only the wait for response headers: a long
+ * stream may run as long as it likes. The client's abort signal cancels the call at any point.
+ */
+export async function sendUpstream(ctx: RequestContext, provider: string, request: UpstreamRequest, timeoutMs: number): Promise<Response> {
+  const controller = new AbortController();
+  const onClientAbort = () => controller.abort(ctx.signal.reason);
+  if (ctx.signal.aborted) onClientAbort();
+  else ctx.signal.addEventListener('abort', onClientAbort, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  try {
+    return await ctx.services.fetch(request.url, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body as BodyInit,
+      signal: controller.signal,
+      redirect: 'manual',
+    });
+  } catch (err) {
+    if (timedOut) throw new GatewayError('timeout', `Upstream "${provider}" did not answer within ${timeoutMs} ms`, { cause: err });
+    if (ctx.signal.aborted) throw new GatewayError('invalid_request', 'Client closed the request', { status: 499, cause: err });
+    throw new GatewayError('upstream', `Upstream "${provider}" could not be reached`, { cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function timeoutFor(ctx: RequestContext, providerTimeout: number | undefined): number {
+  return providerTimeout ?? ctx.services.config.limits.upstreamTimeoutMs;
+}

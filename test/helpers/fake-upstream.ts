@@ -1,0 +1,139 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What the fake upstream saw. */
+export interface RecordedRequest {
+  method: string;
+  /** Path and query as sent. */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  /** `body` parsed as JSON, when it is JSON. */
+  json?: any;
+}
+
+/** How the fake upstream answers one request. */
+export interface FakeReply {
+  status?: number;
+  headers?: Record<string, string>;
+  /** A JSON value (sent with application/json), a string or raw bytes. */
+  body?: unknown;
+  /** Sent one by one, `delayMs` apart, flushed as they go: for streams. */
+  chunks?: Array<string | Uint8Array>;
+  delayMs?: number;
+  /** Send headers and chunks, then keep the connection open until the client goes away. */
+  hang?: boolean;
+}
+
+export type FakeHandler = (req: RecordedRequest) => FakeReply | Promise<FakeReply>;
+
+export interface FakeUpstream {
+  /** Base URL, e.g. http://127.0.0.1:41234 */
+  url: string;
+  requests: RecordedRequest[];
+  /** Responses whose client disconnected before the fake finished writing them. */
+  aborts: number;
+  /** Replaces the handler for subsequent requests. */
+  reply(handler: FakeHandler): void;
+  /** Resolves once `aborts` reaches `count` (or rejects after `ms`). */
+  waitForAborts(count: number, ms?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real HTTP server on 127.0.0.1 standing in for a provider: records every request and answers
+ * from fixtures. Used by contract and runtime tests so that the gateway's own HTTP client,
+ * streaming and cancellation are exercised end to end.
+ */
+export async function startFakeUpstream(initial: FakeHandler = () => ({ status: 404, body: { error: 'no handler' } })): Promise<FakeUpstream> {
+  let handler = initial;
+  const state = { aborts: 0 };
+  const requests: RecordedRequest[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const recorded = await record(req);
+    requests.push(recorded);
+    let reply: FakeReply;
+    try {
+      reply = await handler(recorded);
+    } catch (err) {
+      reply = { status: 500, body: { error: String(err) } };
+    }
+    let finished = false;
+    res.on('close', () => {
+      if (!finished) state.aborts++;
+    });
+    const headers: Record<string, string> = { ...reply.headers };
+    if (reply.chunks) {
+      headers['content-type'] ??= 'text/event-stream';
+      res.writeHead(reply.status ?? 200, headers);
+      res.flushHeaders();
+      for (const chunk of reply.chunks) {
+        if (res.destroyed) return;
+        if (reply.delayMs) await sleep(reply.delayMs);
+        if (res.destroyed) return;
+        res.write(chunk);
+      }
+      if (reply.hang) return;
+      finished = true;
+      res.end();
+      return;
+    }
+    let payload: string | Uint8Array;
+    if (reply.body instanceof Uint8Array || typeof reply.body === 'string') payload = reply.body;
+    else {
+      headers['content-type'] ??= 'application/json';
+      payload = JSON.stringify(reply.body ?? {});
+    }
+    res.writeHead(reply.status ?? 200, headers);
+    if (reply.hang) {
+      res.flushHeaders();
+      return;
+    }
+    finished = true;
+    res.end(payload);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    get aborts() {
+      return state.aborts;
+    },
+    reply(next) {
+      handler = next;
+    },
+    async waitForAborts(count, ms = 5000) {
+      const deadline = Date.now() + ms;
+      while (state.aborts < count) {
+        if (Date.now() > deadline) throw new Error(`expected ${count} aborted upstream responses, saw ${state.aborts}`);
+        await sleep(10);
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function record(req: IncomingMessage): Promise<RecordedRequest> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks).toString('utf8');
+  let json: unknown;
+  try {
+    json = body ? JSON.parse(body) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, json };
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Splits raw SSE wire text into its events (each keeps its trailing blank line) for `chunks`. */
+export function sseChunks(wire: string): string[] {
+  return wire.split(/(?<=\n\n)/).filter((c) => c.trim() !== '');
+}

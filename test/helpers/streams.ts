@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export function fromArray<T>(items: readonly T[]): ReadableStream<T> {
+  return new ReadableStream<T>({
+    start(controller) {
+      for (const item of items) controller.enqueue(item);
+      controller.close();
+    },
+  });
+}
+
+export async function collect<T>(stream: ReadableStream<T>): Promise<T[]> {
+  const out: T[] = [];
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return out;
+    out.push(value);
+  }
+}
+
+/** Raw text of `test/fixtures/<name>` (SSE fixtures are kept as wire text). */
+export function loadFixture(name: string): string {
+  return readFileSync(fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url)), 'utf8');
+}
+
+export function loadJsonFixture<T = any>(name: string): T {
+  return JSON.parse(loadFixture(name)) as T;
+}
+
+/** Bytes of `text`, split into pieces of `size` bytes, to test readers against arbitrary chunking. */
+export function bytesInPieces(text: string, size: number): Uint8Array[] {
+  const bytes = new TextEncoder().encode(text);
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < bytes.length; i += size) out.push(bytes.slice(i, i + size));
+  return out;
+}
