@@ -139,7 +139,7 @@ export function readConfig(doc: unknown, env: Record<string, string | undefined>
 
 function describeIssue(issue: v.BaseIssue<unknown>): string {
   if (issue.type === 'strict_object' && issue.kind === 'schema') return `unknown field (${issue.received})`;
-  if (issue.type === 'variant') return `must have "type" one of "anthropic", "openai", "gemini", "bedrock" (got ${issue.received})`;
+  if (issue.type === 'variant') return `must be one of "anthropic", "openai", "gemini", "bedrock" (got ${issue.received})`;
   return issue.message;
 }
 

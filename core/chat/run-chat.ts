@@ -46,8 +46,9 @@ export async function runChat(call: ChatCall): Promise<ChatOutcome> {
     const upstream = ctx.services.upstreams.get(target.provider)!;
     ctx.provider = target.provider;
     try {
-      if (call.passthrough && upstream.passthrough?.family === call.family) {
-        return { kind: 'response', response: await runPassthrough(ctx, upstream, upstream.passthrough, { ...call.passthrough, target }), target };
+      const pass = upstream.passthrough;
+      if (call.passthrough && pass?.family === call.family && (pass.accepts?.(target) ?? true)) {
+        return { kind: 'response', response: await runPassthrough(ctx, upstream, pass, { ...call.passthrough, target }), target };
       }
       ir ??= call.request();
       return await callRoute(ctx, upstream, target, { ...ir, model: target.upstreamModel }, call.warnings);

@@ -47,6 +47,8 @@ export type UpstreamFactory = (name: string, target: RouteTarget['config']) => U
 export interface Passthrough {
   /** The client family whose bodies this upstream takes verbatim. */
   family: SourceFamily;
+  /** Narrows the fast path to some routes (Bedrock: Claude models only); all when absent. */
+  accepts?(target: RouteTarget): boolean;
   writeRequest(call: PassthroughCall): UpstreamRequest | Promise<UpstreamRequest>;
   /**
    * The body to relay for a 2xx response; absent means the upstream body untouched. Bedrock uses
