@@ -28,8 +28,14 @@ export function readNodeRequest(req: IncomingMessage, res: ServerResponse): Requ
 }
 
 /** web Response → node:http, with write backpressure and upstream cancel on client disconnect. */
-export async function writeNodeResponse(response: Response, res: ServerResponse): Promise<void> {
+export async function writeNodeResponse(response: Response, res: ServerResponse, req?: IncomingMessage): Promise<void> {
   const headers: Record<string, string | string[]> = {};
+  // Answered before the request body was read (413, 401 on an upload): the unread rest would
+  // stall the next request on this keep-alive connection, so close it instead.
+  if (req && !req.complete) {
+    headers.connection = 'close';
+    res.once('finish', () => req.destroy());
+  }
   response.headers.forEach((value, name) => {
     if (name !== 'set-cookie') headers[name] = value;
   });

@@ -25,7 +25,7 @@ export function serveNode(gateway: Pick<Gateway, 'fetch'>, options: { port: numb
       return;
     }
     gateway.fetch(request).then(
-      (response) => writeNodeResponse(response, res),
+      (response) => writeNodeResponse(response, res, req),
       () => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
         res.end();

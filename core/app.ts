@@ -13,7 +13,7 @@ export type Guard = (req: IRequestStrict, ctx: RequestContext) => Promise<undefi
 
 /** Builds the route table once; handlers receive the per-request context as itty's extra argument. */
 export function buildRouter(services: GatewayServices): GatewayRouter {
-  const { segments } = services.config;
+  const { segments, basePath } = services.config;
   const router: GatewayRouter = Router<IRequestStrict, [RequestContext]>();
 
   const guard: Guard = async (req, ctx) => {
@@ -21,10 +21,10 @@ export function buildRouter(services: GatewayServices): GatewayRouter {
     return undefined;
   };
 
-  router.get('/healthz', (_req, ctx) => jsonResponse(ctx, { status: 'ok' }));
-  registerOpenAIRoutes(router, `/api/${segments.list}/v1`, guard);
-  registerAnthropicRoutes(router, `/api/${segments.messages}`, guard);
-  registerGeminiRoutes(router, `/api/${segments.generate}`, guard);
+  router.get(`${basePath}/healthz`, (_req, ctx) => jsonResponse(ctx, { status: 'ok' }));
+  registerOpenAIRoutes(router, `${basePath}/api/${segments.list}/v1`, guard);
+  registerAnthropicRoutes(router, `${basePath}/api/${segments.messages}`, guard);
+  registerGeminiRoutes(router, `${basePath}/api/${segments.generate}`, guard);
 
   // Any path registered above answers other methods with 405 instead of 404.
   const known = new Set(router.routes.map((route) => route[3]!));
@@ -40,10 +40,10 @@ export function buildRouter(services: GatewayServices): GatewayRouter {
 }
 
 /** Which family's envelope an answer on this path uses, even for paths no route matched. */
-export function familyOfPath(path: string, segments: GatewayServices['config']['segments']): Family {
-  if (path.startsWith(`/api/${segments.messages}/`)) return 'anthropic';
-  if (path.startsWith(`/api/${segments.generate}/`)) return 'gemini';
-  if (path.startsWith(`/api/${segments.list}/`)) return 'openai';
+export function familyOfPath(path: string, { segments, basePath }: Pick<GatewayServices['config'], 'segments' | 'basePath'>): Family {
+  if (path.startsWith(`${basePath}/api/${segments.messages}/`)) return 'anthropic';
+  if (path.startsWith(`${basePath}/api/${segments.generate}/`)) return 'gemini';
+  if (path.startsWith(`${basePath}/api/${segments.list}/`)) return 'openai';
   if (path.includes('/v1beta/')) return 'gemini';
   if (path.includes('/v1/messages')) return 'anthropic';
   return 'openai';

@@ -86,6 +86,8 @@ export const GatewayConfig = v.pipe(
     $schema: v.optional(v.string()),
     prefix: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]*$/, 'must be letters, digits, "_" or "-"')), ''),
     owner: v.optional(NonEmpty, 'switchyard'),
+    /** Mounts every route under this path (e.g. "/llm" when embedded in another app). */
+    basePath: v.optional(v.pipe(v.string(), v.regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'must be empty or start with "/" and not end with "/"')), ''),
     segments: v.optional(
       v.strictObject({
         list: v.optional(Segment, 'openai'),

@@ -53,7 +53,6 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
     newId: createIdSource(),
   };
   const router = buildRouter(services);
-  const { segments } = config;
 
   async function handle(request: Request): Promise<Response> {
     const started = performance.now();
@@ -62,7 +61,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
       services,
       id: services.newId(),
       url,
-      family: familyOfPath(url.pathname, segments),
+      family: familyOfPath(url.pathname, config),
       signal: request.signal,
     };
     let response: Response;

@@ -6,6 +6,14 @@ export interface KeyRecord {
   id: string;
   /** Model ids this key may use; undefined means all. */
   models?: ReadonlySet<string>;
+  /** Requests per minute (sliding window); undefined means unlimited. */
+  rpm?: number;
+  /** Input + output tokens per minute (sliding window), reserved at admission. */
+  tpm?: number;
+  /** Lifetime spend limit in USD, reserved worst-case at admission. */
+  budgetUsd?: number;
+  /** Unix milliseconds after which the key is refused. */
+  expiresAt?: number;
 }
 
 /**

@@ -1,6 +1,134 @@
 import type { IRequestStrict, RouterType } from 'itty-router';
+import { runChat } from '../../chat/run-chat.ts';
+import { runCountTokens, TOKEN_COUNT_HEADER } from '../../chat/run-count-tokens.ts';
 import type { RequestContext } from '../../context.ts';
+import { GatewayError, toGatewayError } from '../../errors.ts';
+import { readJsonBody } from '../../http/read-body.ts';
+import { jsonResponse, sseResponse } from '../../http/respond.ts';
+import { writeSse } from '../../http/sse-write.ts';
+import { withErrorFrame } from '../../http/stream-guard.ts';
+import { parseWith } from '../../validate.ts';
+import { visibleModels } from '../../visible-models.ts';
+import { readAnthropicRequest } from './read-request.ts';
+import { CountTokensRequest, MessagesRequest } from './schema.ts';
+import { writeAnthropicModel, writeAnthropicModelList } from './write-model-list.ts';
+import { writeAnthropicResponse } from './write-response.ts';
+import { writeAnthropicErrorFrame, writeAnthropicStream } from './write-stream.ts';
 
 type Router = RouterType<IRequestStrict, [RequestContext]>;
 
-export function registerAnthropicRoutes(_router: Router, _base: string, _guard: (req: IRequestStrict, ctx: RequestContext) => Promise<undefined>): void {}
+const VERSIONS = new Set(['2023-06-01', '2026-10-21']);
+
+/**
+ * The Claude-style front door: `POST {base}/v1/messages` (JSON or SSE), `POST
+ * {base}/v1/messages/count_tokens`, and the Anthropic-shaped model list. Routing matches the path
+ * only, so the `?beta=true` older SDKs add changes nothing.
+ */
+export function registerAnthropicRoutes(router: Router, base: string, guard: (req: IRequestStrict, ctx: RequestContext) => Promise<undefined>): void {
+  router.post(`${base}/v1/messages`, guard, async (request, ctx) => {
+    const headers = readHeaders(request);
+    const { json } = await readJsonBody(request, ctx.services.config.limits.maxBodyBytes);
+    const body = parseWith(MessagesRequest, json);
+    const model = ctx.services.catalog.resolve(body.model);
+    const stream = body.stream === true;
+    const warnings: string[] = [];
+    const warn = (message: string) => warnings.push(message);
+    const outcome = await runChat({
+      ctx,
+      model,
+      family: 'anthropic',
+      request: () => readAnthropicRequest(body, { stream, betas: headers.betas, warn }),
+      warnings,
+      passthrough: { body: json, headers: request.headers, action: 'messages', stream },
+    });
+    if (outcome.kind === 'response') return withWarnings(outcome.response, warnings);
+    if (outcome.kind === 'result') {
+      const message = writeAnthropicResponse(outcome.result, { model: body.model, warn });
+      return jsonResponse(ctx, message, 200, warningHeaders(warnings));
+    }
+    const events = outcome.events.pipeThrough(writeAnthropicStream({ model: body.model, id: `msg_${ctx.id}` }));
+    const guarded = withErrorFrame(events, (err) => {
+      const error = toGatewayError(err);
+      if (error.kind === 'internal') ctx.services.logError(ctx.id, err);
+      return [writeAnthropicErrorFrame(error)];
+    });
+    return sseResponse(ctx, guarded.pipeThrough(writeSse()), warningHeaders(warnings));
+  });
+
+  router.post(`${base}/v1/messages/count_tokens`, guard, async (request, ctx) => {
+    const headers = readHeaders(request);
+    const { json } = await readJsonBody(request, ctx.services.config.limits.maxBodyBytes);
+    const body = parseWith(CountTokensRequest, json);
+    const model = ctx.services.catalog.resolve(body.model);
+    const warnings: string[] = [];
+    const outcome = await runCountTokens({
+      ctx,
+      model,
+      family: 'anthropic',
+      request: () => readAnthropicRequest(body, { stream: false, betas: headers.betas, warn: (m) => warnings.push(m) }),
+      passthrough: { body: json, headers: request.headers, action: 'count_tokens', stream: false },
+    });
+    if (outcome.kind === 'response') return withWarnings(outcome.response, warnings);
+    const out = warningHeaders(warnings);
+    out.set(TOKEN_COUNT_HEADER, outcome.source);
+    return jsonResponse(ctx, { input_tokens: outcome.inputTokens }, 200, out);
+  });
+
+  router.get(`${base}/v1/models`, guard, (request, ctx) => {
+    readHeaders(request);
+    return jsonResponse(ctx, writeAnthropicModelList(visibleModels(ctx), readPageQuery(ctx.url)));
+  });
+
+  router.get(`${base}/v1/models/:id+`, guard, (request, ctx) => {
+    readHeaders(request);
+    const id = decodeURIComponent(request.params.id!);
+    // Aliases and the prefixed form resolve too, as they do for messages.
+    const found = ctx.services.catalog.find(id);
+    const model = found && visibleModels(ctx).includes(found) ? found : undefined;
+    if (!model) throw new GatewayError('not_found', `The model "${id}" does not exist`, { param: 'model' });
+    ctx.model = model.id;
+    return jsonResponse(ctx, writeAnthropicModel(model));
+  });
+}
+
+/** Checks anthropic-version (both versions the SDKs send, or none) and splits anthropic-beta. */
+function readHeaders(request: IRequestStrict): { betas: string[] } {
+  const version = request.headers.get('anthropic-version');
+  if (version !== null && !VERSIONS.has(version.trim())) {
+    throw new GatewayError('invalid_request', `anthropic-version: "${version}" is not supported (use 2023-06-01 or 2026-10-21)`, { param: 'anthropic-version' });
+  }
+  const beta = request.headers.get('anthropic-beta');
+  const betas = beta ? beta.split(',').map((b) => b.trim()).filter(Boolean) : [];
+  return { betas };
+}
+
+function readPageQuery(url: URL): { limit?: number; afterId?: string; beforeId?: string } {
+  const query: { limit?: number; afterId?: string; beforeId?: string } = {};
+  const limit = url.searchParams.get('limit');
+  if (limit !== null) {
+    const n = Number(limit);
+    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new GatewayError('invalid_request', 'limit: must be an integer from 1 to 1000', { param: 'limit' });
+    query.limit = n;
+  }
+  const after = url.searchParams.get('after_id');
+  const before = url.searchParams.get('before_id');
+  if (after) query.afterId = after;
+  if (before) query.beforeId = before;
+  return query;
+}
+
+function warningHeaders(warnings: readonly string[]): Headers {
+  const headers = new Headers();
+  if (warnings.length) headers.set('x-switchyard-warnings', headerSafe(warnings.join('; ')));
+  return headers;
+}
+
+function withWarnings(response: Response, warnings: readonly string[]): Response {
+  if (warnings.length) response.headers.set('x-switchyard-warnings', headerSafe(warnings.join('; ')));
+  return response;
+}
+
+/** Header values must be Latin-1 without line breaks; warnings quote client text. */
+function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, '?');
+}

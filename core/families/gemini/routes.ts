@@ -1,6 +1,120 @@
 import type { IRequestStrict, RouterType } from 'itty-router';
 import type { RequestContext } from '../../context.ts';
+import { runChat } from '../../chat/run-chat.ts';
+import { GatewayError, toGatewayError } from '../../errors.ts';
+import { readJsonBody } from '../../http/read-body.ts';
+import { jsonResponse, sseResponse, withRequestId } from '../../http/respond.ts';
+import { writeSse } from '../../http/sse-write.ts';
+import { withErrorFrame } from '../../http/stream-guard.ts';
+import { parseWith } from '../../validate.ts';
+import { visibleModels } from '../../visible-models.ts';
+import { countGeminiTokens } from './count-tokens.ts';
+import { readGeminiRequest } from './read-request.ts';
+import { GeminiGenerateContentRequest } from './schema.ts';
+import { writeJsonArray } from './write-json-array.ts';
+import { writeGeminiModel, writeGeminiModelList } from './write-model-list.ts';
+import { writeGeminiResponse } from './write-response.ts';
+import { writeGeminiErrorFrame, writeGeminiStream } from './write-stream.ts';
+import { warningHeaders } from './warning-headers.ts';
 
 type Router = RouterType<IRequestStrict, [RequestContext]>;
+type Guard = (req: IRequestStrict, ctx: RequestContext) => Promise<undefined>;
+type Action = 'generateContent' | 'streamGenerateContent' | 'countTokens';
 
-export function registerGeminiRoutes(_router: Router, _base: string, _guard: (req: IRequestStrict, ctx: RequestContext) => Promise<undefined>): void {}
+const ACTIONS = new Set<string>(['generateContent', 'streamGenerateContent', 'countTokens']);
+
+/**
+ * The Gemini-style family: `POST {base}/v1beta/models/{model}:{action}`, `GET {base}/v1beta/models`
+ * and `GET {base}/v1beta/models/{model}` (`/v1` is accepted too). itty would read the `:` of
+ * `{model}:{action}` as a second parameter, so one greedy `:target+` takes the whole rest and is
+ * split at its last `:` (model ids may contain dots, and the SDK sends `a/b` unencoded).
+ */
+export function registerGeminiRoutes(router: Router, base: string, guard: Guard): void {
+  for (const version of ['v1beta', 'v1']) {
+    router.get(`${base}/${version}/models`, guard, listModels);
+    router.get(`${base}/${version}/models/:target+`, guard, getModel);
+    router.post(`${base}/${version}/models/:target+`, guard, generate);
+  }
+}
+
+async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Response> {
+  const target = readTarget(req);
+  const cut = target.lastIndexOf(':');
+  const name = target.slice(0, Math.max(cut, 0));
+  const action = target.slice(cut + 1);
+  if (cut < 0 || !ACTIONS.has(action)) {
+    throw new GatewayError('not_found', `Method "${cut < 0 ? target : action}" is not found: use :generateContent, :streamGenerateContent or :countTokens`);
+  }
+  const model = ctx.services.catalog.resolve(name);
+  const { json } = await readJsonBody(req, ctx.services.config.limits.maxBodyBytes);
+  if (action === 'countTokens') return countGeminiTokens(ctx, model, json, req.headers);
+
+  const body = parseWith(GeminiGenerateContentRequest, json);
+  const stream = action === 'streamGenerateContent';
+  const sse = stream && ctx.url.searchParams.get('alt') === 'sse';
+  const warnings: string[] = [];
+  const outcome = await runChat({
+    ctx,
+    model,
+    family: 'gemini',
+    warnings,
+    request: () => readGeminiRequest(body, { model: model.id, stream, warn: (m) => warnings.push(m) }),
+    // `stream` tells the Gemini upstream to ask for SSE; without it a streamed call keeps the JSON-array form.
+    passthrough: { body: json, headers: req.headers, action: action as Action, stream: sse },
+  });
+  if (outcome.kind === 'response') return outcome.response;
+  const headers = warningHeaders(warnings);
+  if (outcome.kind === 'result') return jsonResponse(ctx, writeGeminiResponse(outcome.result, { model: name }), 200, headers);
+
+  const frames = withErrorFrame(outcome.events.pipeThrough(writeGeminiStream({ model: name })), (err) => {
+    const error = toGatewayError(err);
+    if (error.kind === 'internal') ctx.services.logError(ctx.id, err);
+    return [writeGeminiErrorFrame(error)];
+  });
+  if (sse) return sseResponse(ctx, frames.pipeThrough(writeSse()), headers);
+  const h = withRequestId(ctx, headers);
+  h.set('content-type', 'application/json; charset=UTF-8');
+  h.set('x-accel-buffering', 'no');
+  return new Response(frames.pipeThrough(writeJsonArray()), { status: 200, headers: h });
+}
+
+const DEFAULT_PAGE = 50;
+const MAX_PAGE = 1000;
+
+/** Pages like Gemini: `pageSize` (default 50, at most 1000, as Gemini documents) and an opaque `pageToken`. */
+function listModels(_req: IRequestStrict, ctx: RequestContext): Response {
+  const models = visibleModels(ctx);
+  const query = ctx.url.searchParams;
+  const size = readCount(query.get('pageSize'), 'pageSize') || DEFAULT_PAGE;
+  const start = readCount(query.get('pageToken'), 'pageToken');
+  const end = start + Math.min(size, MAX_PAGE);
+  const next = end < models.length ? String(end) : undefined;
+  return jsonResponse(ctx, writeGeminiModelList(models.slice(start, end), naming(ctx), next));
+}
+
+function getModel(req: IRequestStrict, ctx: RequestContext): Response {
+  const name = readTarget(req);
+  const found = ctx.services.catalog.find(name);
+  const model = found && visibleModels(ctx).includes(found) ? found : undefined;
+  if (!model) throw new GatewayError('not_found', `models/${name} is not found for API version v1beta. Call ListModels to see the available models.`, { param: 'model' });
+  ctx.model = model.id;
+  return jsonResponse(ctx, writeGeminiModel(model, naming(ctx)));
+}
+
+function naming(ctx: RequestContext) {
+  return { prefix: ctx.services.config.prefix, owner: ctx.services.config.owner };
+}
+
+function readTarget(req: IRequestStrict): string {
+  try {
+    return decodeURIComponent(req.params.target ?? '');
+  } catch {
+    throw new GatewayError('not_found', 'The model name in the path is not valid');
+  }
+}
+
+function readCount(value: string | null, param: string): number {
+  if (value === null || value === '') return 0;
+  if (!/^\d{1,9}$/.test(value)) throw new GatewayError('invalid_request', `${param}: must be a non-negative integer`, { param });
+  return Number(value);
+}

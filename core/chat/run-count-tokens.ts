@@ -1,0 +1,66 @@
+import type { CatalogModel, RouteTarget } from '../catalog.ts';
+import type { RequestContext } from '../context.ts';
+import { isGatewayError, type GatewayError } from '../errors.ts';
+import type { ChatRequest, SourceFamily } from '../ir.ts';
+import { checkModelAllowed } from '../keys.ts';
+import type { PassthroughCall } from '../upstreams/types.ts';
+import { estimateInputTokens } from './estimate-tokens.ts';
+import { runPassthrough } from './run-passthrough.ts';
+import { sendUpstream, timeoutFor } from './send-upstream.ts';
+
+/** Response header telling clients whether a count came from the provider or is our estimate. */
+export const TOKEN_COUNT_HEADER = 'x-switchyard-token-count';
+
+export type CountOutcome =
+  | { kind: 'count'; inputTokens: number; source: 'upstream' | 'estimate'; target?: RouteTarget }
+  /** The same-family fast path answered (header already set): relay this response as it is. */
+  | { kind: 'response'; response: Response; target: RouteTarget };
+
+export interface CountCall {
+  ctx: RequestContext;
+  model: CatalogModel;
+  /** Reads the client body into IR; called at most once, and only if some route needs it. */
+  request: () => ChatRequest;
+  family: SourceFamily;
+  /** Offered by front doors whose family an upstream takes verbatim (action count_tokens / countTokens). */
+  passthrough?: Omit<PassthroughCall, 'target'>;
+}
+
+/**
+ * Counts input tokens with the model's first usable route: the client's body relayed as it is
+ * when the upstream speaks the client's family, else the upstream's own counter, else a local
+ * estimate. A route that is down moves on to the next; when none can count, the answer is an
+ * estimate, marked as one, so a client's compaction logic keeps working.
+ */
+export async function runCountTokens(call: CountCall): Promise<CountOutcome> {
+  const { ctx, model } = call;
+  checkModelAllowed(ctx.key!, model.id);
+  ctx.model = model.id;
+  let ir: ChatRequest | undefined;
+  for (const target of model.routes) {
+    const upstream = ctx.services.upstreams.get(target.provider)!;
+    ctx.provider = target.provider;
+    try {
+      const pass = upstream.passthrough;
+      if (call.passthrough && pass?.family === call.family && (pass.accepts?.(target) ?? true)) {
+        const response = await runPassthrough(ctx, upstream, pass, { ...call.passthrough, target });
+        response.headers.set(TOKEN_COUNT_HEADER, 'upstream');
+        return { kind: 'response', response, target };
+      }
+      ir ??= call.request();
+      // The first route's model is the one whose tokenizer matters; a later route's counter would measure another model.
+      if (!upstream.countTokens) return { kind: 'count', inputTokens: estimateInputTokens(ir), source: 'estimate', target };
+      const timeout = timeoutFor(ctx, target.config.timeoutMs);
+      const inputTokens = await upstream.countTokens({ ...ir, model: target.upstreamModel }, target, (request) => sendUpstream(ctx, target.provider, request, timeout));
+      return { kind: 'count', inputTokens, source: 'upstream', target };
+    } catch (err) {
+      if (!isGatewayError(err) || !isTransient(err)) throw err;
+    }
+  }
+  ir ??= call.request();
+  return { kind: 'count', inputTokens: estimateInputTokens(ir), source: 'estimate' };
+}
+
+function isTransient(err: GatewayError): boolean {
+  return err.kind === 'upstream' || err.kind === 'overloaded' || err.kind === 'rate_limit' || err.kind === 'timeout' || err.status >= 500;
+}

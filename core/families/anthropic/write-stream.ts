@@ -1,0 +1,198 @@
+/** @see https://platform.claude.com/docs/en/build-with-claude/streaming */
+import { GatewayError } from '../../errors.ts';
+import type { BlockStart, Signature, StreamEvent, Usage } from '../../ir.ts';
+import type { SseMessage } from '../../http/sse-read.ts';
+import { writeSignature } from '../../signature.ts';
+import { mapAnthropicFinishReason, type AnthropicStopReason } from './map-finish-reason.ts';
+import { writeAnthropicError } from './write-error.ts';
+import { writeAnthropicMessageId, writeAnthropicToolId, writeAnthropicUsage, writeSignatureCarrier } from './write-response.ts';
+
+export interface WriteAnthropicStreamOptions {
+  /** The model name the client asked for. */
+  model: string;
+  /** Message id used when the upstream gives none (or content arrives before its start). */
+  id?: string;
+}
+
+type OpenKind = 'text' | 'thinking' | 'redacted' | 'tool' | 'raw' | 'skipped';
+
+interface OpenBlock {
+  kind: OpenKind;
+  /** The IR index this block came from. */
+  from: number;
+  /** Our wire index, once content_block_start went out; text blocks open on their first text. */
+  index?: number;
+}
+
+/**
+ * IR stream events → the exact Anthropic event grammar: message_start, then each block as
+ * content_block_start / deltas / content_block_stop with indices 0, 1, 2…, one ping after the
+ * first block start, message_delta (always with usage.output_tokens) and message_stop. An error
+ * event ends the stream with `event: error`. Blocks never overlap on the wire even if a reader
+ * slips; a delta never lands in a block of another type.
+ */
+export function writeAnthropicStream(opts: WriteAnthropicStreamOptions): TransformStream<StreamEvent, SseMessage> {
+  let started = false;
+  let done = false;
+  let pinged = false;
+  let next = 0;
+  let calls = 0;
+  let id = writeAnthropicMessageId(opts.id ?? '');
+  let open: OpenBlock | undefined;
+  const usage: Partial<Usage> = {};
+
+  let sink!: TransformStreamDefaultController<SseMessage>;
+
+  const emit = (type: string, body: Record<string, unknown>) => sink.enqueue(frame(type, body));
+  const delta = (index: number, body: Record<string, unknown>) => emit('content_block_delta', { index, delta: body });
+  const start = (startUsage?: Partial<Usage>) => {
+    if (started) return;
+    started = true;
+    Object.assign(usage, startUsage);
+    const u = writeAnthropicUsage(usage);
+    const message = { id, type: 'message', role: 'assistant', model: opts.model, content: [], stop_reason: null, stop_sequence: null, usage: u };
+    emit('message_start', { message });
+  };
+  const startBlock = (contentBlock: Record<string, unknown>): number => {
+    const index = next++;
+    emit('content_block_start', { index, content_block: contentBlock });
+    if (!pinged) {
+      pinged = true;
+      emit('ping', {});
+    }
+    return index;
+  };
+  const close = () => {
+    if (open?.index !== undefined) emit('content_block_stop', { index: open.index });
+    open = undefined;
+  };
+  const carrySignature = (sig: Signature) => {
+    const carrier = startBlock({ type: 'thinking', thinking: '', signature: '' });
+    delta(carrier, { type: 'signature_delta', signature: writeSignatureCarrier(sig).signature });
+    emit('content_block_stop', { index: carrier });
+  };
+  /** The open block for a delta, opening a text or thinking block if the reader skipped its start. */
+  const blockFor = (kind: OpenKind, from: number): OpenBlock | undefined => {
+    if (open?.kind === 'skipped' && open.from === from) return undefined;
+    if (open?.kind === kind && open.from === from) return open;
+    if (kind !== 'text' && kind !== 'thinking') return undefined;
+    close();
+    open = { kind, from };
+    if (kind === 'thinking') open.index = startBlock({ type: 'thinking', thinking: '', signature: '' });
+    return open;
+  };
+  const finish = (reason: AnthropicStopReason, stopSequence: string | null) => {
+    close();
+    emit('message_delta', { delta: { stop_reason: reason, stop_sequence: stopSequence }, usage: finalUsage(usage) });
+    emit('message_stop', {});
+    done = true;
+  };
+
+  return new TransformStream<StreamEvent, SseMessage>({
+    transform(event, controller) {
+      sink = controller;
+      if (done) return;
+      if (event.type === 'start') {
+        if (event.id) id = writeAnthropicMessageId(event.id);
+        start(event.usage);
+        return;
+      }
+      if (event.type === 'error') {
+        controller.enqueue(writeAnthropicErrorFrame(event.error));
+        done = true;
+        return;
+      }
+      start();
+      switch (event.type) {
+        case 'block-start':
+          close();
+          open = openBlock(event.index, event.block, startBlock, carrySignature, () => `${id}_${calls++}`);
+          return;
+        case 'text-delta': {
+          const block = event.text === '' ? undefined : blockFor('text', event.index);
+          if (!block) return;
+          block.index ??= startBlock({ type: 'text', text: '' });
+          delta(block.index, { type: 'text_delta', text: event.text });
+          return;
+        }
+        case 'reasoning-delta': {
+          const block = event.text === '' ? undefined : blockFor('thinking', event.index);
+          if (block) delta(block.index!, { type: 'thinking_delta', thinking: event.text });
+          return;
+        }
+        case 'signature': {
+          // Anthropic signs only thinking blocks; a signature on a text part (Gemini) has no slot.
+          if (open?.from === event.index && open.kind !== 'thinking') return;
+          const block = blockFor('thinking', event.index);
+          if (block) delta(block.index!, { type: 'signature_delta', signature: writeSignature(event.signature, 'anthropic') });
+          return;
+        }
+        case 'tool-input-delta': {
+          const block = blockFor('tool', event.index) ?? blockFor('raw', event.index);
+          if (block) delta(block.index!, { type: 'input_json_delta', partial_json: event.json });
+          return;
+        }
+        case 'block-end':
+          if (open?.from === event.index) close();
+          return;
+        case 'usage':
+          Object.assign(usage, event.usage);
+          return;
+        case 'finish':
+          Object.assign(usage, event.usage);
+          finish(mapAnthropicFinishReason(event.reason), event.reason === 'stop-sequence' ? (event.stopSequence ?? null) : null);
+          return;
+        default: {
+          const unknown: never = event;
+          throw new Error(`unhandled stream event ${JSON.stringify(unknown)}`);
+        }
+      }
+    },
+    flush(controller) {
+      sink = controller;
+      if (done) return;
+      if (!started) {
+        controller.enqueue(writeAnthropicErrorFrame(new GatewayError('upstream', 'Upstream ended the stream before sending anything')));
+        return;
+      }
+      // The upstream stopped without a finish: end the message properly so SDK helpers still resolve.
+      finish('end_turn', null);
+    },
+  });
+}
+
+function openBlock(from: number, block: BlockStart, startBlock: (b: Record<string, unknown>) => number, carrySignature: (sig: Signature) => void, fallbackId: () => string): OpenBlock {
+  switch (block.type) {
+    case 'text':
+      return { kind: 'text', from };
+    case 'reasoning':
+      if (block.redacted !== undefined) return { kind: 'redacted', from, index: startBlock({ type: 'redacted_thinking', data: block.redacted }) };
+      return { kind: 'thinking', from, index: startBlock({ type: 'thinking', thinking: '', signature: '' }) };
+    case 'tool-call':
+      if (block.signature) carrySignature(block.signature);
+      return { kind: 'tool', from, index: startBlock({ type: 'tool_use', id: writeAnthropicToolId(block.id, fallbackId()), name: block.name, input: {} }) };
+    case 'raw':
+      // Another provider's block (a Gemini executable-code part, …) has no Anthropic form.
+      if (block.origin !== 'anthropic') return { kind: 'skipped', from };
+      return { kind: 'raw', from, index: startBlock(block.block) };
+    default: {
+      const unknown: never = block;
+      throw new Error(`unhandled block ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/** message_delta usage is cumulative; output_tokens must always be there (the SDK reads it unguarded). */
+function finalUsage(usage: Partial<Usage>): Record<string, number> {
+  const u = writeAnthropicUsage(usage);
+  return { output_tokens: u.output_tokens, input_tokens: u.input_tokens, cache_creation_input_tokens: u.cache_creation_input_tokens, cache_read_input_tokens: u.cache_read_input_tokens };
+}
+
+function frame(type: string, body: Record<string, unknown>): SseMessage {
+  return { event: type, data: JSON.stringify({ type, ...body }) };
+}
+
+/** The `event: error` frame, also used by the stream guard when the pipeline itself fails. */
+export function writeAnthropicErrorFrame(err: GatewayError): SseMessage {
+  return { event: 'error', data: JSON.stringify(writeAnthropicError(err).body) };
+}

@@ -1,0 +1,34 @@
+/** @see https://ai.google.dev/api/tokens#method:-models.counttokens */
+import type { CatalogModel } from '../../catalog.ts';
+import { runCountTokens, TOKEN_COUNT_HEADER } from '../../chat/run-count-tokens.ts';
+import type { RequestContext } from '../../context.ts';
+import { jsonResponse } from '../../http/respond.ts';
+import { parseWith } from '../../validate.ts';
+import { readGeminiRequest } from './read-request.ts';
+import { GeminiCountTokensRequest } from './schema.ts';
+import { warningHeaders } from './warning-headers.ts';
+
+/**
+ * `:countTokens` → `{totalTokens}`. The body is `{contents}` (all the SDK sends) or a whole
+ * `{generateContentRequest}`; a Gemini route gets it as it is, other routes count the IR.
+ * `x-switchyard-token-count` says whether the number is the provider's or an estimate.
+ */
+export async function countGeminiTokens(ctx: RequestContext, model: CatalogModel, json: Record<string, unknown>, headers: Headers): Promise<Response> {
+  const body = parseWith(GeminiCountTokensRequest, json);
+  const warnings: string[] = [];
+  const outcome = await runCountTokens({
+    ctx,
+    model,
+    family: 'gemini',
+    request: () =>
+      readGeminiRequest(body.generateContentRequest ?? { contents: body.contents ?? [] }, {
+        model: model.id,
+        stream: false,
+        warn: (m) => warnings.push(m),
+      }),
+    passthrough: { body: json, headers, action: 'countTokens', stream: false },
+  });
+  if (outcome.kind === 'response') return outcome.response;
+  const out = warningHeaders(warnings, new Headers({ [TOKEN_COUNT_HEADER]: outcome.source }));
+  return jsonResponse(ctx, { totalTokens: outcome.inputTokens }, 200, out);
+}

@@ -1,0 +1,54 @@
+/** @see https://ai.google.dev/api/generate-content#method:-models.generatecontent */
+import { GatewayError } from '../../errors.ts';
+import type { ChatRequest, TextPart } from '../../ir.ts';
+import type { Warn } from '../../upstreams/types.ts';
+import { readGeminiContents } from './read-contents.ts';
+import { readGeminiGenerationConfig } from './read-generation-config.ts';
+import { readGeminiTools } from './read-tools.ts';
+import type { GeminiGenerateContentRequest } from './schema.ts';
+
+export interface ReadGeminiOptions {
+  /** The catalog model id (routing replaces it with each route's upstream id). */
+  model: string;
+  stream: boolean;
+  warn: Warn;
+}
+
+/** Top-level fields the reader turns into IR; every other one is kept in `source.extra`. */
+const READ = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig']);
+
+/**
+ * A Gemini `GenerateContentRequest` → ChatRequest. Runs only for routes that translate (a Gemini
+ * upstream takes the body as is), so what only Gemini can do is refused here with the field named.
+ * `safetySettings` and unknown fields stay in `source.extra`.
+ */
+export function readGeminiRequest(body: GeminiGenerateContentRequest, opts: ReadGeminiOptions): ChatRequest {
+  if (body.cachedContent !== undefined) {
+    throw new GatewayError('invalid_request', 'cachedContent: cached contents are only available when the model is served by Gemini', { param: 'cachedContent' });
+  }
+  const { fields, rest } = readGeminiGenerationConfig(body.generationConfig, opts.warn);
+  const extra: Record<string, unknown> = Object.fromEntries(Object.entries(body).filter(([key]) => !READ.has(key)));
+  if (rest) extra.generationConfig = rest;
+  return {
+    model: opts.model,
+    system: readSystem(body.systemInstruction),
+    messages: readGeminiContents(body.contents),
+    stream: opts.stream,
+    ...fields,
+    ...readGeminiTools(body.tools, body.toolConfig, opts.warn),
+    source: { family: 'gemini', extra },
+  };
+}
+
+/** The instruction's role is ignored (the SDK sends `user`); only text parts make sense here. */
+function readSystem(instruction: GeminiGenerateContentRequest['systemInstruction']): TextPart[] {
+  if (instruction === undefined) return [];
+  if (typeof instruction === 'string') return instruction ? [{ type: 'text', text: instruction }] : [];
+  return instruction.parts.flatMap((part, i): TextPart[] => {
+    if (part.text === undefined) {
+      const param = `systemInstruction.parts.${i}`;
+      throw new GatewayError('invalid_request', `${param}: system instructions may only hold text`, { param });
+    }
+    return part.text ? [{ type: 'text', text: part.text }] : [];
+  });
+}

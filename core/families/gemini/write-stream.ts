@@ -1,0 +1,145 @@
+/** @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent */
+import { GatewayError } from '../../errors.ts';
+import type { FinishReason, Signature, StreamEvent, Usage } from '../../ir.ts';
+import type { SseMessage } from '../../http/sse-read.ts';
+import { writeSignature } from '../../signature.ts';
+import { GEMINI_FINISH_REASON } from './map-finish-reason.ts';
+import type { GeminiPart } from './schema.ts';
+import { writeGeminiError } from './write-error.ts';
+import type { GeminiGenerateContentResponse } from './write-response.ts';
+import { writeThoughtSignature } from './thought-signature.ts';
+import { writeGeminiUsage } from './write-usage.ts';
+
+export interface WriteGeminiStreamOptions {
+  /** The model name as the client asked for it (without `models/`). */
+  model: string;
+}
+
+type OpenBlock =
+  | { kind: 'text' }
+  | { kind: 'reasoning'; text: string; signature?: Signature; redacted?: string }
+  | { kind: 'tool'; id: string; name: string; signature?: Signature; json: string }
+  | { kind: 'other' };
+
+/**
+ * StreamEvents → Gemini chunks, one `data:` message each, no event names and no keep-alives
+ * (either breaks the SDK's parser). Every chunk has at least one part; a function call goes out
+ * whole when its block ends; the last chunk carries `finishReason`, usage and a part (the SDK chat
+ * drops the whole turn otherwise). A reasoning signature waits for the next non-thought part, as
+ * in writeGeminiParts. An error ends the stream with Gemini's error object.
+ */
+export function writeGeminiStream(opts: WriteGeminiStreamOptions): TransformStream<StreamEvent, SseMessage> {
+  let responseId = '';
+  let ended = false;
+  let pending: string | undefined;
+  const blocks = new Map<number, OpenBlock>();
+
+  const chunk = (parts: GeminiPart[], finish?: { reason: FinishReason; usage: Usage }): SseMessage => {
+    const body: GeminiGenerateContentResponse = {
+      candidates: [{ content: { parts, role: 'model' }, ...(finish && { finishReason: GEMINI_FINISH_REASON[finish.reason] }), index: 0 }],
+      ...(finish && { usageMetadata: writeGeminiUsage(finish.usage) }),
+      modelVersion: opts.model,
+      responseId,
+    };
+    return { data: JSON.stringify(body) };
+  };
+  /** `part` with the waiting signature on it, or after it when `part` is signed already. */
+  const take = (part: GeminiPart, own?: string): GeminiPart[] => {
+    const waiting = pending;
+    pending = undefined;
+    if (waiting && !own) return [{ ...part, thoughtSignature: waiting }];
+    const signed = own ? { ...part, thoughtSignature: own } : part;
+    return waiting ? [{ text: '', thoughtSignature: waiting }, signed] : [signed];
+  };
+
+  return new TransformStream<StreamEvent, SseMessage>({
+    transform(event, controller) {
+      if (ended) return;
+      switch (event.type) {
+        case 'start':
+          responseId = event.id;
+          break;
+        case 'block-start': {
+          const b = event.block;
+          if (b.type === 'text') blocks.set(event.index, { kind: 'text' });
+          else if (b.type === 'tool-call') blocks.set(event.index, { kind: 'tool', id: b.id, name: b.name, signature: b.signature, json: '' });
+          else if (b.type === 'reasoning') {
+            if (pending) controller.enqueue(chunk(take({ text: '' })));
+            blocks.set(event.index, { kind: 'reasoning', text: '', redacted: b.redacted });
+          } else {
+            blocks.set(event.index, { kind: 'other' });
+            if (b.origin === 'gemini') controller.enqueue(chunk(take({ ...b.block })));
+          }
+          break;
+        }
+        case 'text-delta':
+          if (event.text) controller.enqueue(chunk(take({ text: event.text })));
+          break;
+        case 'reasoning-delta': {
+          const block = blocks.get(event.index);
+          if (block?.kind === 'reasoning') block.text += event.text;
+          if (event.text) controller.enqueue(chunk([{ text: event.text, thought: true }]));
+          break;
+        }
+        case 'signature': {
+          const block = blocks.get(event.index);
+          if (block?.kind === 'reasoning' || block?.kind === 'tool') block.signature = event.signature;
+          // A signed text block (Gemini's own signatures) gets the empty carrier part Gemini uses.
+          else if (block?.kind === 'text') controller.enqueue(chunk(take({ text: '' }, writeSignature(event.signature, 'gemini'))));
+          break;
+        }
+        case 'tool-input-delta': {
+          const block = blocks.get(event.index);
+          if (block?.kind === 'tool') block.json += event.json;
+          break;
+        }
+        case 'block-end': {
+          const block = blocks.get(event.index);
+          blocks.delete(event.index);
+          if (block?.kind === 'reasoning') pending = writeThoughtSignature(block);
+          else if (block?.kind === 'tool') {
+            const args = parseArgs(block.json);
+            if (!args) {
+              controller.enqueue(writeGeminiErrorFrame(new GatewayError('upstream', `The model sent arguments for "${block.name}" that are not a JSON object`)));
+              ended = true;
+              break;
+            }
+            const own = block.signature && writeSignature(block.signature, 'gemini');
+            controller.enqueue(chunk(take({ functionCall: { id: block.id, name: block.name, args } }, own)));
+          }
+          break;
+        }
+        case 'usage':
+          break;
+        case 'finish':
+          controller.enqueue(chunk(take({ text: '' }), event));
+          ended = true;
+          break;
+        case 'error':
+          controller.enqueue(writeGeminiErrorFrame(event.error));
+          ended = true;
+          break;
+        default:
+          event satisfies never;
+      }
+    },
+    flush(controller) {
+      if (!ended) controller.enqueue(writeGeminiErrorFrame(new GatewayError('upstream', 'The upstream stream ended before the answer was complete')));
+    },
+  });
+}
+
+/** Gemini's in-stream error: the same object as an error body, with a numeric `code` (the SDK needs it). */
+export function writeGeminiErrorFrame(err: GatewayError): SseMessage {
+  return { data: JSON.stringify(writeGeminiError(err).body) };
+}
+
+function parseArgs(json: string): Record<string, unknown> | undefined {
+  if (!json.trim()) return {};
+  try {
+    const value: unknown = JSON.parse(json);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

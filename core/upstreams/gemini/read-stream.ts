@@ -1,0 +1,141 @@
+/** @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent */
+import { GatewayError } from '../../errors.ts';
+import { readSse, type SseMessage } from '../../http/sse-read.ts';
+import type { StreamEvent, Usage } from '../../ir.ts';
+import { mapGeminiFinishReason } from './map-finish-reason.ts';
+import { readGeminiErrorDetail, type GeminiErrorContext } from './read-error.ts';
+import { readGeminiUsage } from './read-usage.ts';
+import { synthesizeCallId } from './tool-call-id.ts';
+import type { GeminiGenerateContentResponse, GeminiPart, GeminiUsageMetadata } from './wire-types.ts';
+
+export interface GeminiStreamOptions extends GeminiErrorContext {
+  /** Reported when the chunks carry no modelVersion. */
+  model: string;
+}
+
+interface OpenBlock {
+  index: number;
+  kind: 'text' | 'reasoning';
+  signed: boolean;
+}
+
+/**
+ * Gemini SSE bytes → StreamEvents. Every `data:` line is a whole GenerateContentResponse holding
+ * only new parts; parts become blocks with our own running index (consecutive text parts share
+ * a block, every functionCall is a block of its own, pitfall 13). usageMetadata repeats with
+ * running totals, so the last one wins, and the finish waits for the end of the stream.
+ */
+export function readGeminiStream(opts: GeminiStreamOptions): TransformStream<Uint8Array, StreamEvent> {
+  const sse = readSse();
+  let emit: (event: StreamEvent) => void = () => {};
+  let started = false;
+  let ended = false;
+  let sawCandidate = false;
+  let next = 0;
+  let calls = 0;
+  let open: OpenBlock | undefined;
+  let responseId: string | undefined;
+  let usage: GeminiUsageMetadata | undefined;
+  let finishReason: string | undefined;
+  let blockReason: string | undefined;
+
+  const close = () => {
+    if (open) emit({ type: 'block-end', index: open.index });
+    open = undefined;
+  };
+  const begin = (kind: OpenBlock['kind']): OpenBlock => {
+    close();
+    open = { index: next++, kind, signed: false };
+    emit({ type: 'block-start', index: open.index, block: { type: kind } });
+    return open;
+  };
+  /** The open block of this kind, unless a second signature would have to share it. */
+  const continueOr = (kind: OpenBlock['kind'], signature: string | undefined): OpenBlock =>
+    open?.kind === kind && !(signature && open.signed) ? open : begin(kind);
+  const sign = (block: OpenBlock, value: string) => {
+    block.signed = true;
+    emit({ type: 'signature', index: block.index, signature: { origin: 'gemini', value } });
+  };
+  const fail = (error: GatewayError) => {
+    close();
+    emit({ type: 'error', error });
+    ended = true;
+  };
+
+  const readPart = (part: GeminiPart) => {
+    const signature = part.thoughtSignature;
+    if (part.functionCall) {
+      close();
+      const { id, name, args } = part.functionCall;
+      const index = next++;
+      const callId = id || synthesizeCallId(responseId, calls);
+      emit({ type: 'block-start', index, block: { type: 'tool-call', id: callId, name, ...(signature ? { signature: { origin: 'gemini', value: signature } } : {}) } });
+      emit({ type: 'tool-input-delta', index, json: JSON.stringify(args ?? {}) });
+      emit({ type: 'block-end', index });
+      calls++;
+    } else if (typeof part.text === 'string' && (part.text || part.thought)) {
+      const block = continueOr(part.thought ? 'reasoning' : 'text', signature);
+      if (part.text) emit(block.kind === 'text' ? { type: 'text-delta', index: block.index, text: part.text } : { type: 'reasoning-delta', index: block.index, text: part.text });
+      if (signature) sign(block, signature);
+    } else if (typeof part.text === 'string') {
+      // A signature-only empty part must not open an empty text block: it signs the text just
+      // streamed, or travels in an empty reasoning block of its own.
+      if (!signature) return;
+      if (open?.kind === 'text' && !open.signed) return sign(open, signature);
+      sign(begin('reasoning'), signature);
+      close();
+    } else {
+      close();
+      const index = next++;
+      emit({ type: 'block-start', index, block: { type: 'raw', origin: 'gemini', block: part } });
+      emit({ type: 'block-end', index });
+    }
+  };
+
+  const readChunk = (chunk: GeminiGenerateContentResponse) => {
+    if (chunk.error) return fail(readGeminiErrorDetail(chunk.error, opts));
+    if (!started) {
+      started = true;
+      responseId = chunk.responseId;
+      emit({ type: 'start', id: responseId ?? '', model: chunk.modelVersion || opts.model, ...startUsage(chunk.usageMetadata) });
+    }
+    if (chunk.usageMetadata) usage = chunk.usageMetadata;
+    if (chunk.promptFeedback?.blockReason) blockReason = chunk.promptFeedback.blockReason;
+    const candidate = chunk.candidates?.[0];
+    if (!candidate) return;
+    sawCandidate = true;
+    for (const part of candidate.content?.parts ?? []) readPart(part);
+    if (candidate.finishReason) finishReason = candidate.finishReason;
+  };
+
+  const events = new TransformStream<SseMessage, StreamEvent>({
+    start(controller) {
+      emit = (event) => controller.enqueue(event);
+    },
+    transform(message) {
+      if (ended) return;
+      let chunk: unknown;
+      try {
+        chunk = JSON.parse(message.data);
+      } catch (err) {
+        return fail(new GatewayError('upstream', `Upstream "${opts.provider}" sent a stream chunk that is not JSON`, { cause: err }));
+      }
+      if (typeof chunk === 'object' && chunk !== null) readChunk(chunk as GeminiGenerateContentResponse);
+    },
+    flush() {
+      if (ended) return;
+      if (!started) return fail(new GatewayError('upstream', `Upstream "${opts.provider}" ended the stream without sending anything`));
+      close();
+      const reason = blockReason && !sawCandidate ? 'content-filter' : mapGeminiFinishReason(finishReason, calls > 0);
+      emit({ type: 'finish', reason, usage: readGeminiUsage(usage) });
+    },
+  });
+  return { writable: sse.writable, readable: sse.readable.pipeThrough(events) } as TransformStream<Uint8Array, StreamEvent>;
+}
+
+/** Input counts are known from the first chunk; output counts only at the end. */
+function startUsage(meta: GeminiUsageMetadata | undefined): { usage?: Partial<Usage> } {
+  if (meta?.promptTokenCount === undefined) return {};
+  const { inputTokens, cacheReadTokens } = readGeminiUsage(meta);
+  return { usage: { inputTokens, ...(cacheReadTokens !== undefined ? { cacheReadTokens } : {}) } };
+}

@@ -1,0 +1,127 @@
+/** @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming */
+import { GatewayError, isGatewayError } from '../../errors.ts';
+import { emptyUsage, type ChatRequest, type FinishReason, type StreamEvent, type Usage } from '../../ir.ts';
+import { readSse, type SseMessage } from '../../http/sse-read.ts';
+import { mapOpenAIFinishReason } from './map-finish-reason.ts';
+import { readOpenAIErrorBody } from './read-error.ts';
+import { readThinkTags } from './read-think-tags.ts';
+import { readOpenAIUsage } from './read-usage.ts';
+import { createStreamBlocks } from './stream-blocks.ts';
+import { createStreamToolCalls } from './stream-tool-calls.ts';
+import type { OpenAIChatCompletion, OpenAIMessageFields } from './types.ts';
+
+/** Response bytes → StreamEvents: SSE framing, then the chunk state machine. */
+export function readOpenAIStream(req: ChatRequest, name: string): TransformStream<Uint8Array, StreamEvent> {
+  const sse = readSse();
+  return { writable: sse.writable, readable: sse.readable.pipeThrough(readOpenAIChunks(req, name)) };
+}
+
+/**
+ * chat.completion.chunk messages → StreamEvents. Usage arrives after `finish_reason` (in a
+ * `choices: []` chunk when `stream_options.include_usage` is set), so `finish` waits for that
+ * chunk or `[DONE]`. A stream that ends without `finish_reason` still finishes, as `stop`.
+ */
+export function readOpenAIChunks(req: ChatRequest, name: string): TransformStream<SseMessage, StreamEvent> {
+  let sink!: TransformStreamDefaultController<StreamEvent>;
+  const emit = (event: StreamEvent) => sink.enqueue(event);
+  const blocks = createStreamBlocks(emit);
+  let streamId = '';
+  const tools = createStreamToolCalls(blocks, (n) => `call_${streamId.replace(/[^A-Za-z0-9_-]/g, '')}_${n}`, name);
+  const think = readThinkTags();
+  let started = false;
+  let done = false;
+  let finish: FinishReason | undefined;
+  let refused = false;
+  let reasoningField = false;
+  let usage: Usage | undefined;
+
+  const closeBlocks = () => {
+    for (const piece of think.end()) blocks.append(piece.kind, piece.text);
+    tools.finish();
+  };
+
+  const end = () => {
+    closeBlocks();
+    const reason = finish ?? 'stop';
+    emit({ type: 'finish', reason: reason === 'stop' && refused ? 'refusal' : reason, usage: usage ?? emptyUsage() });
+    done = true;
+  };
+
+  const readDelta = (delta: OpenAIMessageFields) => {
+    const reasoning = firstText(delta.reasoning_content, delta.reasoning);
+    if (reasoning) {
+      reasoningField = true;
+      blocks.append('reasoning', reasoning);
+    }
+    if (typeof delta.content === 'string' && delta.content) {
+      // Hosts that parse reasoning into its own field never also inline <think> tags.
+      const pieces = reasoningField ? [{ kind: 'text' as const, text: delta.content }] : think.push(delta.content);
+      for (const piece of pieces) blocks.append(piece.kind, piece.text);
+    }
+    if (typeof delta.refusal === 'string' && delta.refusal) {
+      refused = true;
+      blocks.append('text', delta.refusal);
+    }
+    for (const fragment of delta.tool_calls ?? []) tools.push(fragment);
+  };
+
+  const read = (message: SseMessage) => {
+    if (message.data.trim() === '[DONE]') {
+      if (!started) throw new GatewayError('upstream', `Upstream ${name}: stream ended before any data`);
+      end();
+      return;
+    }
+    let chunk: OpenAIChatCompletion;
+    try {
+      chunk = JSON.parse(message.data) as OpenAIChatCompletion;
+    } catch (err) {
+      throw new GatewayError('upstream', `Upstream ${name}: stream data is not JSON`, { cause: err });
+    }
+    if (typeof chunk !== 'object' || chunk === null) return;
+    if (message.event === 'error' || chunk.error !== undefined) throw readOpenAIErrorBody(chunk, name);
+    if (!started) {
+      started = true;
+      streamId = typeof chunk.id === 'string' ? chunk.id : '';
+      emit({ type: 'start', id: streamId, model: typeof chunk.model === 'string' && chunk.model ? chunk.model : req.model });
+    }
+    const chunkUsage = chunk.usage ?? chunk.x_groq?.usage;
+    if (chunkUsage) usage = readOpenAIUsage(chunkUsage);
+    const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+    if (choice) {
+      readDelta(choice.delta ?? {});
+      if (choice.finish_reason) {
+        finish = mapOpenAIFinishReason(choice.finish_reason);
+        closeBlocks();
+      }
+    } else if (finish && chunkUsage) {
+      end();
+    }
+  };
+
+  return new TransformStream<SseMessage, StreamEvent>({
+    transform(message, controller) {
+      sink = controller;
+      if (done) return;
+      try {
+        read(message);
+      } catch (err) {
+        if (!isGatewayError(err)) throw err;
+        emit({ type: 'error', error: err });
+        done = true;
+        // Stops reading: cancels the rest of the upstream body.
+        controller.terminate();
+      }
+    },
+    flush(controller) {
+      sink = controller;
+      if (done) return;
+      if (!started) emit({ type: 'error', error: new GatewayError('upstream', `Upstream ${name}: stream ended before any data`) });
+      else end();
+    },
+  });
+}
+
+function firstText(...values: Array<string | null | undefined>): string {
+  for (const value of values) if (typeof value === 'string' && value) return value;
+  return '';
+}

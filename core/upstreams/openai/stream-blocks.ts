@@ -1,0 +1,67 @@
+/** @see https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types */
+import type { StreamEvent } from '../../ir.ts';
+import { mintReasoningSignature } from '../../signature.ts';
+
+/** The one block a stream may have open; `toolKey` ties a tool-call block to its upstream call. */
+interface OpenBlock {
+  kind: 'text' | 'reasoning' | 'tool';
+  index: number;
+  toolKey?: string;
+  /** Reasoning text so far, for the signature minted when the block closes. */
+  reasoning: string;
+}
+
+export interface StreamBlocks {
+  /** Key of the tool call whose block is open, if the open block is a tool call. */
+  readonly openToolKey: string | undefined;
+  /** Appends to the open block of that kind, closing any other block and starting one first. */
+  append(kind: 'text' | 'reasoning', text: string): void;
+  startTool(toolKey: string, id: string, name: string): void;
+  /** Argument JSON for the open tool-call block. */
+  toolInput(json: string): void;
+  close(): void;
+}
+
+/**
+ * IR block bookkeeping: running indices, exactly one open block, and the gateway-minted signature
+ * on every reasoning block (so a client replaying the text unchanged can be trusted, see signature.ts).
+ */
+export function createStreamBlocks(emit: (event: StreamEvent) => void): StreamBlocks {
+  let next = 0;
+  let open: OpenBlock | undefined;
+
+  const close = () => {
+    if (!open) return;
+    if (open.kind === 'reasoning') emit({ type: 'signature', index: open.index, signature: mintReasoningSignature(open.reasoning) });
+    emit({ type: 'block-end', index: open.index });
+    open = undefined;
+  };
+
+  return {
+    get openToolKey() {
+      return open?.kind === 'tool' ? open.toolKey : undefined;
+    },
+    append(kind, text) {
+      if (open?.kind !== kind) {
+        close();
+        open = { kind, index: next++, reasoning: '' };
+        emit({ type: 'block-start', index: open.index, block: { type: kind } });
+      }
+      if (kind === 'reasoning') {
+        open.reasoning += text;
+        emit({ type: 'reasoning-delta', index: open.index, text });
+      } else {
+        emit({ type: 'text-delta', index: open.index, text });
+      }
+    },
+    startTool(toolKey, id, name) {
+      close();
+      open = { kind: 'tool', index: next++, toolKey, reasoning: '' };
+      emit({ type: 'block-start', index: open.index, block: { type: 'tool-call', id, name } });
+    },
+    toolInput(json) {
+      if (open?.kind === 'tool') emit({ type: 'tool-input-delta', index: open.index, json });
+    },
+    close,
+  };
+}

@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import type { GatewayConfigInput } from '../../core/index.ts';
+import { sseChunks, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { TEST_KEY, testConfig } from '../helpers/gateway.ts';
+
+/** Small enough that the 413 case stays cheap on every transport. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** The configuration every runtime is started with: one Claude-style model on the fake upstream. */
+export function runtimeConfig(upstreamUrl: string): GatewayConfigInput {
+  return testConfig({
+    limits: { maxBodyBytes: MAX_BODY_BYTES },
+    providers: { claude: { type: 'anthropic', baseUrl: upstreamUrl, apiKey: 'sk-ant-upstream-secret' } },
+    models: [{ id: 'claude-test', created: 1759104000, routes: [{ provider: 'claude', model: 'claude-upstream-1' }] }],
+  });
+}
+
+export interface RuntimeSuiteOptions {
+  /** The fake provider the gateway under test was configured with. */
+  upstream: () => FakeUpstream;
+  /**
+   * The transport only hands over complete bodies (buffered Lambda integrations): streams are
+   * checked for content, not timing, and the client-abort case (which needs a live stream) is skipped.
+   */
+  buffered?: boolean;
+}
+
+/** One Claude-style stream as Anthropic sends it, one event per chunk. */
+const STREAM_WIRE = [
+  'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","model":"claude-upstream-1","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"output_tokens":1}}}\n\n',
+  'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
+  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}\n\n',
+  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" there"}}\n\n',
+  'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
+  'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":3}}\n\n',
+  'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+].join('');
+/** Gap between upstream chunks; a buffered transport is only checked for content, so it need not wait. */
+const streamDelayMs = (buffered?: boolean) => (buffered ? 5 : 100);
+
+const MESSAGE = {
+  id: 'msg_013Zva2CMHLNnXjNJJKqJ2EF', type: 'message', role: 'assistant', model: 'claude-upstream-1',
+  content: [{ type: 'text', text: 'Hi!' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 10, output_tokens: 3 },
+};
+
+/** SSE text → [{event, data}] with the data parsed, so framing whitespace does not matter. */
+function parseSse(text: string): Array<{ event?: string; data: unknown }> {
+  return text.split(/\r?\n\r?\n/).filter((block) => block.trim()).map((block) => {
+    const lines = block.split(/\r?\n/);
+    const event = lines.find((l) => l.startsWith('event:'))?.slice(6).trim();
+    const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+    return { event, data: JSON.parse(data) };
+  });
+}
+
+/**
+ * The adapter checks every runtime must pass, against a gateway already listening at
+ * `getBaseUrl()` and configured with `runtimeConfig(upstream.url)`.
+ */
+export function runtimeSuite(name: string, getBaseUrl: () => string, opts: RuntimeSuiteOptions): void {
+  const url = (path: string) => `${getBaseUrl()}${path}`;
+  const claude = { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' };
+  const messages = (body: BodyInit, init: RequestInit = {}) => fetch(url('/api/anthropic/v1/messages'), { method: 'POST', headers: claude, body, ...init });
+  const ask = (extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ model: 'acme.claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }], ...extra });
+
+  describe(`runtime: ${name}`, () => {
+    it('GET /healthz answers 200 without a key, with the request id header', async () => {
+      const res = await fetch(url('/healthz'));
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+      expect(await res.json()).toEqual({ status: 'ok' });
+    });
+
+    it('GET /api/openai/v1/models lists the models (key as Bearer, or in the query next to other parameters)', async () => {
+      const expected = {
+        object: 'list',
+        data: [{ id: 'claude-test', object: 'model', created: 1759104000, owned_by: 'acme', permission: [], root: 'claude-test', parent: null }],
+      };
+      const res = await fetch(url('/api/openai/v1/models'), { headers: { authorization: `Bearer ${TEST_KEY}` } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(await res.json()).toEqual(expected);
+      const viaQuery = await fetch(url(`/api/openai/v1/models?note=a%20b%26c&key=${encodeURIComponent(TEST_KEY)}`));
+      expect(viaQuery.status).toBe(200);
+      expect(await viaQuery.json()).toEqual(expected);
+    });
+
+    it('no key: 401 in the OpenAI envelope', async () => {
+      const res = await fetch(url('/api/openai/v1/models'));
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({
+        error: { message: expect.stringContaining('Missing API key'), type: 'authentication_error', param: null, code: 'invalid_api_key' },
+      });
+    });
+
+    it('unknown paths: 404 in the envelope of the family the path belongs to', async () => {
+      const headers = { 'x-api-key': TEST_KEY };
+      const anthropic = await fetch(url('/api/anthropic/v1/no-such-thing'), { headers });
+      expect(anthropic.status).toBe(404);
+      expect(await anthropic.json()).toEqual({ type: 'error', error: { type: 'not_found_error', message: expect.any(String) } });
+      const gemini = await fetch(url('/api/gemini/v1beta/no-such-thing'), { headers });
+      expect(gemini.status).toBe(404);
+      expect(await gemini.json()).toEqual({ error: { code: 404, message: expect.any(String), status: 'NOT_FOUND' } });
+      const openai = await fetch(url('/api/openai/v1/no-such-thing'), { headers });
+      expect(openai.status).toBe(404);
+      expect(await openai.json()).toMatchObject({ error: { type: 'not_found_error', param: null } });
+    });
+
+    it('a known path with the wrong method: 405', async () => {
+      const res = await fetch(url('/api/openai/v1/models'), { method: 'DELETE', headers: { authorization: `Bearer ${TEST_KEY}` } });
+      expect(res.status).toBe(405);
+      expect(await res.json()).toEqual({ error: { message: expect.stringContaining('DELETE'), type: 'invalid_request_error', param: null, code: null } });
+    });
+
+    it('a body over limits.maxBodyBytes: 413 request_too_large in the Anthropic envelope', async () => {
+      const res = await messages(ask({ messages: [{ role: 'user', content: 'x'.repeat(MAX_BODY_BYTES * 4) }] }));
+      expect(res.status).toBe(413);
+      expect(await res.json()).toEqual({ type: 'error', error: { type: 'request_too_large', message: expect.stringContaining(String(MAX_BODY_BYTES)) } });
+      // The unread rest of that body must not stall the next requests on a reused connection.
+      for (let i = 0; i < 3; i++) {
+        const next = await fetch(url('/api/openai/v1/models'), { headers: { authorization: `Bearer ${TEST_KEY}` }, signal: AbortSignal.timeout(5000) });
+        expect(next.status).toBe(200);
+        await next.arrayBuffer();
+      }
+    });
+
+    it('malformed JSON: 400 invalid_request_error', async () => {
+      const res = await messages('{"model": "acme.claude-test", ');
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) } });
+    });
+
+    it('POST /v1/messages relays the upstream message', async () => {
+      opts.upstream().reply(() => ({ body: MESSAGE }));
+      const res = await messages(ask());
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual(MESSAGE);
+    });
+
+    it(opts.buffered ? 'a stream arrives whole and intact' : 'a stream arrives incrementally, not buffered', async () => {
+      const chunks = sseChunks(STREAM_WIRE);
+      const delayMs = streamDelayMs(opts.buffered);
+      let upstreamStarted = 0;
+      opts.upstream().reply(() => {
+        upstreamStarted = Date.now();
+        return { chunks, delayMs };
+      });
+      const res = await messages(ask({ stream: true }));
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      const reads: Array<{ at: number; text: string }> = [];
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        reads.push({ at: Date.now(), text: value });
+      }
+      expect(parseSse(reads.map((r) => r.text).join(''))).toEqual(parseSse(STREAM_WIRE));
+      if (opts.buffered) return;
+      // The fake sleeps before every chunk, so its last one leaves at start + chunks × delay.
+      const lastSent = upstreamStarted + chunks.length * delayMs;
+      expect(reads[0]!.at).toBeLessThan(lastSent - 2 * delayMs);
+      expect(reads.length).toBeGreaterThanOrEqual(3);
+    });
+
+    it.skipIf(opts.buffered)('a client abort cancels the upstream call', async () => {
+      const fake = opts.upstream();
+      const before = fake.aborts;
+      fake.reply(() => ({ chunks: sseChunks(STREAM_WIRE).slice(0, 1), hang: true }));
+      const controller = new AbortController();
+      const res = await messages(ask({ stream: true }), { signal: controller.signal });
+      expect(res.status).toBe(200);
+      const first = await res.body!.getReader().read();
+      expect(new TextDecoder().decode(first.value)).toContain('message_start');
+      controller.abort();
+      await fake.waitForAborts(before + 1, 5000);
+    });
+  });
+}

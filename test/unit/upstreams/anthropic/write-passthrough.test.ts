@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import type { RouteTarget } from '../../../../core/catalog.ts';
+import type { AnthropicConfig } from '../../../../core/upstreams/anthropic/wire-types.ts';
+import { writeAnthropicPassthrough } from '../../../../core/upstreams/anthropic/write-passthrough.ts';
+import type { PassthroughCall } from '../../../../core/upstreams/types.ts';
+
+const config: AnthropicConfig = { type: 'anthropic', baseUrl: 'https://api.anthropic.com', apiKey: 'sk-gateway', version: '2023-06-01' };
+const target: RouteTarget = { provider: 'claude', config, upstreamModel: 'claude-sonnet-4-6-20260101' };
+
+const call = (headers: Record<string, string>, over: Partial<PassthroughCall> = {}): PassthroughCall => ({
+  target,
+  body: { model: 'sonnet', max_tokens: 512, messages: [{ role: 'user', content: 'Hi' }], context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] }, stream: true },
+  headers: new Headers(headers),
+  action: 'messages',
+  stream: true,
+  ...over,
+});
+
+describe('writeAnthropicPassthrough', () => {
+  it("rewrites only the model, forwards version and beta, and never the client's key", () => {
+    const wire = writeAnthropicPassthrough(
+      call({
+        authorization: 'Bearer sk-client-secret',
+        'x-api-key': 'sk-client-secret',
+        'anthropic-version': '2026-10-21',
+        'anthropic-beta': 'context-management-2025-06-27,interleaved-thinking-2025-05-14',
+        'user-agent': 'claude-cli/2.1',
+        'x-stainless-lang': 'js',
+        cookie: 'session=1',
+        'anthropic-workspace-id': 'ws_1',
+      }),
+      config,
+    );
+    expect(wire).toEqual({
+      url: 'https://api.anthropic.com/v1/messages',
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': 'sk-gateway',
+        'anthropic-version': '2026-10-21',
+        'anthropic-beta': 'context-management-2025-06-27,interleaved-thinking-2025-05-14',
+      },
+      body: '{"model":"claude-sonnet-4-6-20260101","max_tokens":512,"messages":[{"role":"user","content":"Hi"}],"context_management":{"edits":[{"type":"clear_tool_uses_20250919"}]},"stream":true}',
+    });
+    expect(JSON.stringify(wire)).not.toContain('sk-client-secret');
+  });
+
+  it('uses the configured version when the client sent none, and the count_tokens path', () => {
+    const wire = writeAnthropicPassthrough(call({ 'x-api-key': 'sk-client' }, { action: 'count_tokens', body: { model: 'sonnet', messages: [] } }), {
+      ...config,
+      baseUrl: 'http://127.0.0.1:9999/prefix/',
+      headers: { 'X-Tenant': 't1' },
+    });
+    expect(wire).toEqual({
+      url: 'http://127.0.0.1:9999/prefix/v1/messages/count_tokens',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'sk-gateway', 'anthropic-version': '2023-06-01', 'x-tenant': 't1' },
+      body: '{"model":"claude-sonnet-4-6-20260101","messages":[]}',
+    });
+  });
+
+  it('refuses actions of another family', () => {
+    expect(() => writeAnthropicPassthrough(call({}, { action: 'generateContent' }), config)).toThrow(expect.objectContaining({ kind: 'internal' }));
+  });
+});
