@@ -4,6 +4,7 @@ import { GatewayError, isGatewayError } from '../errors.ts';
 import type { ChatRequest, ChatResult, SourceFamily, StreamEvent } from '../ir.ts';
 import { checkModelAllowed } from '../keys.ts';
 import type { PassthroughCall, Upstream } from '../upstreams/types.ts';
+import { isTransientUpstreamError } from './retryable.ts';
 import { runPassthrough } from './run-passthrough.ts';
 import { sendUpstream, timeoutFor } from './send-upstream.ts';
 
@@ -87,6 +88,5 @@ async function callRoute(ctx: RequestContext, upstream: Upstream, target: RouteT
 }
 
 function canTryNextRoute(err: GatewayError): boolean {
-  if ((err as GatewayError & { translation?: boolean }).translation) return true;
-  return err.kind === 'upstream' || err.kind === 'overloaded' || err.kind === 'rate_limit' || err.kind === 'timeout' || err.status >= 500;
+  return (err as GatewayError & { translation?: boolean }).translation === true || isTransientUpstreamError(err);
 }

@@ -1,6 +1,7 @@
 import type { CatalogModel, RouteTarget } from '../catalog.ts';
 import type { RequestContext } from '../context.ts';
-import { isGatewayError, type GatewayError } from '../errors.ts';
+import { isGatewayError } from '../errors.ts';
+import { isTransientUpstreamError } from './retryable.ts';
 import type { ChatRequest, SourceFamily } from '../ir.ts';
 import { checkModelAllowed } from '../keys.ts';
 import type { PassthroughCall } from '../upstreams/types.ts';
@@ -51,16 +52,22 @@ export async function runCountTokens(call: CountCall): Promise<CountOutcome> {
       // The first route's model is the one whose tokenizer matters; a later route's counter would measure another model.
       if (!upstream.countTokens) return { kind: 'count', inputTokens: estimateInputTokens(ir), source: 'estimate', target };
       const timeout = timeoutFor(ctx, target.config.timeoutMs);
-      const inputTokens = await upstream.countTokens({ ...ir, model: target.upstreamModel }, target, (request) => sendUpstream(ctx, target.provider, request, timeout));
-      return { kind: 'count', inputTokens, source: 'upstream', target };
+      try {
+        const inputTokens = await upstream.countTokens({ ...ir, model: target.upstreamModel }, target, (request) => sendUpstream(ctx, target.provider, request, timeout));
+        return { kind: 'count', inputTokens, source: 'upstream', target };
+      } catch (err) {
+        // A counter that refuses this model or body (Bedrock has none for gpt-oss) must not turn
+        // count_tokens into an error: clients compact on it. The estimate is marked as such.
+        if (isGatewayError(err) && !isTransientUpstreamError(err) && err.kind !== 'authentication') {
+          return { kind: 'count', inputTokens: estimateInputTokens(ir), source: 'estimate', target };
+        }
+        throw err;
+      }
     } catch (err) {
-      if (!isGatewayError(err) || !isTransient(err)) throw err;
+      if (!isGatewayError(err) || !isTransientUpstreamError(err)) throw err;
     }
   }
   ir ??= call.request();
   return { kind: 'count', inputTokens: estimateInputTokens(ir), source: 'estimate' };
 }
 
-function isTransient(err: GatewayError): boolean {
-  return err.kind === 'upstream' || err.kind === 'overloaded' || err.kind === 'rate_limit' || err.kind === 'timeout' || err.status >= 500;
-}

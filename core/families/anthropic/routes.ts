@@ -6,6 +6,7 @@ import { GatewayError, toGatewayError } from '../../errors.ts';
 import { readJsonBody } from '../../http/read-body.ts';
 import { jsonResponse, sseResponse } from '../../http/respond.ts';
 import { writeSse } from '../../http/sse-write.ts';
+import { writeWarnings } from '../../http/warnings.ts';
 import { withErrorFrame } from '../../http/stream-guard.ts';
 import { parseWith } from '../../validate.ts';
 import { visibleModels } from '../../visible-models.ts';
@@ -44,7 +45,7 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: (re
     if (outcome.kind === 'response') return withWarnings(outcome.response, warnings);
     if (outcome.kind === 'result') {
       const message = writeAnthropicResponse(outcome.result, { model: body.model, warn });
-      return jsonResponse(ctx, message, 200, warningHeaders(warnings));
+      return jsonResponse(ctx, message, 200, writeWarnings(warnings));
     }
     const events = outcome.events.pipeThrough(writeAnthropicStream({ model: body.model, id: `msg_${ctx.id}` }));
     const guarded = withErrorFrame(events, (err) => {
@@ -52,7 +53,7 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: (re
       if (error.kind === 'internal') ctx.services.logError(ctx.id, err);
       return [writeAnthropicErrorFrame(error)];
     });
-    return sseResponse(ctx, guarded.pipeThrough(writeSse()), warningHeaders(warnings));
+    return sseResponse(ctx, guarded.pipeThrough(writeSse()), writeWarnings(warnings));
   });
 
   router.post(`${base}/v1/messages/count_tokens`, guard, async (request, ctx) => {
@@ -69,7 +70,7 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: (re
       passthrough: { body: json, headers: request.headers, action: 'count_tokens', stream: false },
     });
     if (outcome.kind === 'response') return withWarnings(outcome.response, warnings);
-    const out = warningHeaders(warnings);
+    const out = writeWarnings(warnings);
     out.set(TOKEN_COUNT_HEADER, outcome.source);
     return jsonResponse(ctx, { input_tokens: outcome.inputTokens }, 200, out);
   });
@@ -117,18 +118,7 @@ function readPageQuery(url: URL): { limit?: number; afterId?: string; beforeId?:
   return query;
 }
 
-function warningHeaders(warnings: readonly string[]): Headers {
-  const headers = new Headers();
-  if (warnings.length) headers.set('x-switchyard-warnings', headerSafe(warnings.join('; ')));
-  return headers;
-}
-
 function withWarnings(response: Response, warnings: readonly string[]): Response {
-  if (warnings.length) response.headers.set('x-switchyard-warnings', headerSafe(warnings.join('; ')));
+  writeWarnings(warnings, response.headers);
   return response;
-}
-
-/** Header values must be Latin-1 without line breaks; warnings quote client text. */
-function headerSafe(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, '?');
 }

@@ -6,7 +6,7 @@ import { jsonResponse } from '../../http/respond.ts';
 import { parseWith } from '../../validate.ts';
 import { readGeminiRequest } from './read-request.ts';
 import { GeminiCountTokensRequest } from './schema.ts';
-import { warningHeaders } from './warning-headers.ts';
+import { writeWarnings } from '../../http/warnings.ts';
 
 /**
  * `:countTokens` → `{totalTokens}`. The body is `{contents}` (all the SDK sends) or a whole
@@ -29,6 +29,6 @@ export async function countGeminiTokens(ctx: RequestContext, model: CatalogModel
     passthrough: { body: json, headers, action: 'countTokens', stream: false },
   });
   if (outcome.kind === 'response') return outcome.response;
-  const out = warningHeaders(warnings, new Headers({ [TOKEN_COUNT_HEADER]: outcome.source }));
+  const out = writeWarnings(warnings, new Headers({ [TOKEN_COUNT_HEADER]: outcome.source }));
   return jsonResponse(ctx, { totalTokens: outcome.inputTokens }, 200, out);
 }

@@ -15,7 +15,7 @@ import { writeJsonArray } from './write-json-array.ts';
 import { writeGeminiModel, writeGeminiModelList } from './write-model-list.ts';
 import { writeGeminiResponse } from './write-response.ts';
 import { writeGeminiErrorFrame, writeGeminiStream } from './write-stream.ts';
-import { warningHeaders } from './warning-headers.ts';
+import { writeWarnings } from '../../http/warnings.ts';
 
 type Router = RouterType<IRequestStrict, [RequestContext]>;
 type Guard = (req: IRequestStrict, ctx: RequestContext) => Promise<undefined>;
@@ -63,7 +63,7 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Respo
     passthrough: { body: json, headers: req.headers, action: action as Action, stream: sse },
   });
   if (outcome.kind === 'response') return outcome.response;
-  const headers = warningHeaders(warnings);
+  const headers = writeWarnings(warnings);
   if (outcome.kind === 'result') return jsonResponse(ctx, writeGeminiResponse(outcome.result, { model: name }), 200, headers);
 
   const frames = withErrorFrame(outcome.events.pipeThrough(writeGeminiStream({ model: name })), (err) => {
