@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { exitOnStartupError, readListenOptions, startGateway } from './startup.ts';
 
 /** `bun run adapters/bun.ts`: Bun.serve around the core handler; Bun's own fetch goes upstream. */
@@ -11,3 +12,12 @@ const server = Bun.serve({
   fetch: gateway.fetch,
 });
 console.error(`switchyard: listening on http://${hostname}:${server.port} (bun ${Bun.version})`);
+
+// Stops accepting, lets open requests finish, then writes pending usage records before exiting.
+const stop = async () => {
+  await server.stop();
+  await gateway.close();
+  process.exit(0);
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);

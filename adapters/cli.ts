@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { readAccountingConfig } from '../core/accounting/config.ts';
+import { readAccountingConfig } from '../core/accounting/read-config.ts';
 import type { UsageSummaryRow } from '../core/accounting/types.ts';
 import { readUsageQuery } from '../core/admin/routes.ts';
 import { readDuration, readTime, viewKey, type KeyView } from '../core/admin/key-view.ts';

@@ -1,17 +1,18 @@
+import process from 'node:process';
 import { exitOnStartupError, readListenOptions, startGateway } from './startup.ts';
 
 declare const Deno: {
   serve(
     options: { port: number; hostname: string; onListen?: (addr: { hostname: string; port: number }) => void },
     handler: (request: Request) => Promise<Response>,
-  ): unknown;
+  ): { shutdown(): Promise<void> };
   version: { deno: string };
 };
 
 /** `deno run -A adapters/deno.ts`: Deno.serve around the core handler. */
 const gateway = await startGateway().catch(exitOnStartupError);
 const { port, hostname } = readListenOptions();
-Deno.serve(
+const server = Deno.serve(
   {
     port,
     hostname,
@@ -19,3 +20,12 @@ Deno.serve(
   },
   gateway.fetch,
 );
+
+// Stops accepting, lets open requests finish, then writes pending usage records before exiting.
+const stop = async () => {
+  await server.shutdown();
+  await gateway.close();
+  process.exit(0);
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);

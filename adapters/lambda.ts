@@ -1,5 +1,5 @@
 import process from 'node:process';
-import { createGateway, type Gateway, type GatewayConfigInput } from '../core/index.ts';
+import type { Gateway } from '../core/index.ts';
 import { readLambdaEvent, readResponseHeaders, writeLambdaResult } from './lambda-event.ts';
 import type { AwsLambdaGlobal, LambdaContext, LambdaHttpEvent, LambdaResponseStream, LambdaResult, LambdaStreamingHandler } from './lambda-types.ts';
 import { startGateway } from './startup.ts';
@@ -126,22 +126,12 @@ function drained(stream: LambdaResponseStream): Promise<void> {
  * AWS_SESSION_TOKEN, so the environment alone gives a Bedrock provider.
  */
 export async function startLambdaGateway(env: Record<string, string | undefined> = process.env): Promise<Gateway> {
-  if (!env.SWITCHYARD_CONFIG && env.SWITCHYARD_CONFIG_JSON) {
-    let doc: unknown;
-    try {
-      doc = JSON.parse(env.SWITCHYARD_CONFIG_JSON);
-    } catch (err) {
-      throw new Error(`SWITCHYARD_CONFIG_JSON is not valid JSON: ${(err as Error).message}`);
-    }
-    const gateway = createGateway(doc as GatewayConfigInput, { env });
-    console.error(`switchyard: configuration from SWITCHYARD_CONFIG_JSON; serving ${gateway.catalog.models.length} model(s)`);
-    return gateway;
-  }
-  if (!env.SWITCHYARD_CONFIG && !env.SWITCHYARD_KEY) {
+  if (!env.SWITCHYARD_CONFIG && !env.SWITCHYARD_CONFIG_JSON && !env.SWITCHYARD_KEY) {
     // A generated key would differ between concurrent containers, so none is made up here.
     throw new Error('set SWITCHYARD_KEY (or SWITCHYARD_CONFIG / SWITCHYARD_CONFIG_JSON) in the function environment');
   }
-  return startGateway({ env, argv: [] });
+  // Storage only when the configuration names one (PostgreSQL + Redis): the file system is read-only.
+  return startGateway({ env, argv: [], configJson: env.SWITCHYARD_CONFIG_JSON, defaultStorage: false });
 }
 
 const lambda = createLambdaHandlers(() => startLambdaGateway());

@@ -49,7 +49,8 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : listen.port;
   console.error(`switchyard: listening on http://${listen.hostname}:${port} (node ${process.version})`);
-  const stop = () => server.close(() => process.exit(0));
+  // Stops accepting, lets open requests finish, then writes pending usage records before exiting.
+  const stop = () => server.close(() => void gateway.close().finally(() => process.exit(0)));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

@@ -1,39 +1,72 @@
 import { readFile } from 'node:fs/promises';
 import process from 'node:process';
-import { buildDefaultConfig, createGateway, readConfig, type Gateway, type GatewayOptions } from '../core/index.ts';
+import { buildDefaultConfig, createGateway, readConfig, type Gateway, type GatewayConfig, type GatewayOptions } from '../core/index.ts';
+import { openStorage } from './storage/open-storage.ts';
 
 export interface StartupOptions extends Omit<GatewayOptions, 'env'> {
   argv?: readonly string[];
   env?: Record<string, string | undefined>;
+  /** The configuration document as JSON text (Lambda's SWITCHYARD_CONFIG_JSON) instead of a file. */
+  configJson?: string;
+  /**
+   * Open the embedded SQLite store when the configuration names no `storage` (servers: yes;
+   * Lambda: no, its file system is read-only and its containers short-lived).
+   */
+  defaultStorage?: boolean;
   /** Where start-up messages go (never the access log). */
   say?: (line: string) => void;
 }
 
+export interface StartedGateway extends Gateway {
+  /** Flushes pending usage records and closes storage connections (graceful shutdown). */
+  close(): Promise<void>;
+}
+
 /**
- * Builds the gateway the way every server adapter starts: the JSON file from `--config PATH` or
- * SWITCHYARD_CONFIG, else a configuration from the usual provider environment variables.
- * Shared by the Bun, Deno and Node adapters (all three implement node:fs and node:process).
+ * Builds the gateway the way every adapter starts: the JSON file from `--config PATH` or
+ * SWITCHYARD_CONFIG (or `configJson`), else a configuration from the usual provider environment
+ * variables; then opens key and usage storage. Shared by the Bun, Deno, Node and Lambda adapters
+ * (all implement node:fs and node:process).
  */
-export async function startGateway(options: StartupOptions = {}): Promise<Gateway> {
+export async function startGateway(options: StartupOptions = {}): Promise<StartedGateway> {
   const env = options.env ?? process.env;
   const say = options.say ?? ((line: string) => console.error(line));
   const path = readConfigPath(options.argv ?? process.argv.slice(2)) ?? env.SWITCHYARD_CONFIG;
-  let gateway: Gateway;
-  if (path) {
-    const doc = await readJsonFile(path);
-    gateway = createGateway(readConfig(doc, env), options);
-    say(`switchyard: configuration from ${path}`);
+  let config: GatewayConfig;
+  if (path || options.configJson) {
+    const doc = path ? await readJsonFile(path) : parseJson(options.configJson!, 'SWITCHYARD_CONFIG_JSON');
+    config = readConfig(doc, env);
+    say(`switchyard: configuration from ${path ?? 'SWITCHYARD_CONFIG_JSON'}`);
   } else {
     let key = env.SWITCHYARD_KEY;
     if (!key) {
       key = generateKey();
       say(`switchyard: no SWITCHYARD_KEY set; generated this key (shown once): ${key}`);
     }
-    gateway = createGateway(buildDefaultConfig(env, key), options);
+    config = readConfig(buildDefaultConfig(env, key));
     say('switchyard: no --config or SWITCHYARD_CONFIG; configuration built from environment variables');
   }
+  const storage = config.storage || options.defaultStorage !== false ? await openStorage(config) : undefined;
+  const { argv: _argv, env: _env, configJson: _json, defaultStorage: _default, say: _say, ...gatewayOptions } = options;
+  const gateway = createGateway(config, {
+    ...gatewayOptions,
+    ...(storage && {
+      keys: storage.keys,
+      meter: storage.meter,
+      admin: { keys: storage.keys, usage: storage.usage, admin: config.admin, rotateGraceSeconds: config.rotateGraceSeconds },
+    }),
+  });
+  say(`switchyard: keys and usage: ${storage ? storage.description : 'static keys from the configuration, no usage records'}`);
   describeModels(gateway, say);
-  return gateway;
+  return { ...gateway, close: async () => storage?.close() };
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${what} is not valid JSON: ${(err as Error).message}`);
+  }
 }
 
 export function readConfigPath(argv: readonly string[]): string | undefined {
@@ -52,11 +85,7 @@ async function readJsonFile(path: string): Promise<unknown> {
   } catch (err) {
     throw new Error(`cannot read configuration file ${path}: ${(err as Error).message}`);
   }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new Error(`configuration file ${path} is not valid JSON: ${(err as Error).message}`);
-  }
+  return parseJson(text, `configuration file ${path}`);
 }
 
 function generateKey(): string {

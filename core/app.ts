@@ -1,4 +1,5 @@
 import { Router, type IRequestStrict, type RouterType } from 'itty-router';
+import { registerAdminRoutes } from './admin/routes.ts';
 import type { GatewayServices, RequestContext } from './context.ts';
 import { GatewayError } from './errors.ts';
 import { registerAnthropicRoutes } from './families/anthropic/routes.ts';
@@ -25,6 +26,8 @@ export function buildRouter(services: GatewayServices): GatewayRouter {
   registerOpenAIRoutes(router, `${basePath}/api/${segments.list}/v1`, guard);
   registerAnthropicRoutes(router, `${basePath}/api/${segments.messages}`, guard);
   registerGeminiRoutes(router, `${basePath}/api/${segments.generate}`, guard);
+
+  if (services.admin) registerAdminRoutes(router, `${basePath}/admin/v1`, services.admin);
 
   // Any path registered above answers other methods with 405 instead of 404.
   const known = new Set(router.routes.map((route) => route[3]!));

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { AccountingConfigEntries } from './accounting/config.ts';
 import { interpolateEnv } from './config-env.ts';
 
 const Segment = v.pipe(
@@ -110,6 +111,7 @@ export const GatewayConfig = v.pipe(
     ),
     /** Seconds since epoch used as `created` for models that give none. */
     created: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+    ...AccountingConfigEntries,
   }),
   v.check((c) => new Set(Object.values(c.segments)).size === Object.values(c.segments).length, 'segments must be distinct'),
 );
@@ -141,7 +143,7 @@ export function readConfig(doc: unknown, env: Record<string, string | undefined>
 
 function describeIssue(issue: v.BaseIssue<unknown>): string {
   if (issue.type === 'strict_object' && issue.kind === 'schema') return `unknown field (${issue.received})`;
-  if (issue.type === 'variant') return `must be one of "anthropic", "openai", "gemini", "bedrock" (got ${issue.received})`;
+  if (issue.type === 'variant' && v.getDotPath(issue)?.startsWith('providers.')) return `must be one of "anthropic", "openai", "gemini", "bedrock" (got ${issue.received})`;
   return issue.message;
 }
 

@@ -1,3 +1,5 @@
+import type { Meter } from './accounting/types.ts';
+import type { AdminDeps } from './admin/routes.ts';
 import type { Catalog } from './catalog.ts';
 import type { GatewayConfig } from './config.ts';
 import type { Family } from './families/family.ts';
@@ -30,6 +32,10 @@ export interface GatewayServices {
   /** Unexpected errors (500s), with the cause the client never sees. */
   logError: (requestId: string, err: unknown) => void;
   newId: () => string;
+  /** Limits and usage accounting; absent when running on static keys only. */
+  meter?: Meter;
+  /** The admin API's stores and credential; absent means no admin routes. */
+  admin?: AdminDeps;
 }
 
 /** Per-request state handed to every route handler as itty's extra argument. */
@@ -40,6 +46,8 @@ export interface RequestContext {
   readonly family: Family;
   /** The caller's abort signal: passed to every upstream call so a disconnect cancels it. */
   readonly signal: AbortSignal;
+  /** performance.now() when the request arrived. */
+  readonly started: number;
   key?: KeyRecord;
   model?: string;
   provider?: string;

@@ -1,3 +1,5 @@
+import type { Meter } from './accounting/types.ts';
+import type { AdminDeps } from './admin/routes.ts';
 import { buildRouter, familyOfPath } from './app.ts';
 import { createCatalog, type Catalog } from './catalog.ts';
 import { readConfig, type GatewayConfig, type GatewayConfigInput } from './config.ts';
@@ -18,6 +20,10 @@ export interface GatewayOptions {
   logError?: (requestId: string, err: unknown) => void;
   /** Key verification; defaults to the configuration's static keys. */
   keys?: KeyVerifier;
+  /** Reserve-then-settle limits and usage records (adapters/storage/open-storage.ts builds one). */
+  meter?: Meter;
+  /** Enables the admin API (`{basePath}/admin/v1`) over these stores. */
+  admin?: AdminDeps;
   /** Environment for `${NAME}` interpolation when `config` is a raw document. */
   env?: Record<string, string | undefined>;
 }
@@ -51,6 +57,8 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
     log: options.log ?? ((entry) => console.log(JSON.stringify(entry))),
     logError: options.logError ?? ((id, err) => console.error(JSON.stringify({ id, error: describe(err) }))),
     newId: createIdSource(),
+    ...(options.meter && { meter: options.meter }),
+    ...(options.admin && { admin: options.admin }),
   };
   const router = buildRouter(services);
 
@@ -63,6 +71,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
       url,
       family: familyOfPath(url.pathname, config),
       signal: request.signal,
+      started,
     };
     let response: Response;
     let failure: string | undefined;

@@ -19,6 +19,12 @@ export function createRedisLimiter(redis: Redis, prefix: string, reservationTtlM
   const commands = redis as unknown as LimiterCommands;
   // Integers only: the scripts format them with %d, and amounts are requests, tokens or nano-USD.
   const int = (n: number) => String(Math.round(n));
+  // `rpm:key_1` → `<prefix>rpm:{key_1}`: every counter of one key shares a hash tag, so the
+  // scripts' keys stay in one slot should the deployment move to Redis Cluster.
+  const redisKey = (name: string) => {
+    const colon = name.indexOf(':');
+    return colon < 0 ? prefix + name : `${prefix}${name.slice(0, colon)}:{${name.slice(colon + 1)}}`;
+  };
 
   return {
     async acquire(reservationId, counters) {
@@ -26,7 +32,7 @@ export function createRedisLimiter(redis: Redis, prefix: string, reservationTtlM
       for (const c of counters) {
         args.push(int(c.windowMs ?? 0), int(c.windowMs ? bucketMsFor(c.windowMs) : 0), int(c.limit), int(c.amount), c.seed === undefined ? '-1' : int(c.seed));
       }
-      const [index, value] = await commands.syAcquire(counters.length, ...counters.map((c) => prefix + c.name), ...args);
+      const [index, value] = await commands.syAcquire(counters.length, ...counters.map((c) => redisKey(c.name)), ...args);
       if (index === 0) return { ok: true, at: Number(value) };
       const counter = counters[Number(index) - 1]!.name;
       return Number(value) < 0 ? { ok: false, counter } : { ok: false, counter, retryAfterMs: Number(value) };
@@ -35,7 +41,7 @@ export function createRedisLimiter(redis: Redis, prefix: string, reservationTtlM
       if (changes.length === 0) return;
       const args: string[] = [reservationId, int(at)];
       for (const c of changes) args.push(int(c.windowMs ?? 0), int(c.windowMs ? bucketMsFor(c.windowMs) : 0), int(c.reserved), int(c.actual));
-      await commands.sySettle(changes.length, ...changes.map((c) => prefix + c.name), ...args);
+      await commands.sySettle(changes.length, ...changes.map((c) => redisKey(c.name)), ...args);
     },
     async close() {},
   };

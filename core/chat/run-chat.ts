@@ -1,9 +1,10 @@
 import type { CatalogModel, RouteTarget } from '../catalog.ts';
 import type { RequestContext } from '../context.ts';
-import { GatewayError, isGatewayError } from '../errors.ts';
+import { GatewayError, isGatewayError, toGatewayError } from '../errors.ts';
 import type { ChatRequest, ChatResult, SourceFamily, StreamEvent } from '../ir.ts';
 import { checkModelAllowed } from '../keys.ts';
 import type { PassthroughCall, Upstream } from '../upstreams/types.ts';
+import { admitCall, meterOutcome, type AdmissionHint } from './meter-call.ts';
 import { isTransientUpstreamError } from './retryable.ts';
 import { runPassthrough } from './run-passthrough.ts';
 import { sendUpstream, timeoutFor } from './send-upstream.ts';
@@ -30,6 +31,8 @@ export interface ChatCall {
    */
   passthrough?: Omit<PassthroughCall, 'target'>;
   family: SourceFamily;
+  /** What limits and budgets reserve at admission. */
+  admission: AdmissionHint;
 }
 
 /**
@@ -41,6 +44,18 @@ export async function runChat(call: ChatCall): Promise<ChatOutcome> {
   const { ctx, model } = call;
   checkModelAllowed(ctx.key!, model.id);
   ctx.model = model.id;
+  const reservation = await admitCall(ctx, model, call.family, call.admission);
+  if (!reservation) return runRoutes(call);
+  try {
+    return meterOutcome(ctx, await runRoutes(call), reservation, call.family);
+  } catch (err) {
+    reservation.settle({ status: toGatewayError(err).status, latencyMs: performance.now() - ctx.started, aborted: ctx.signal.aborted });
+    throw err;
+  }
+}
+
+async function runRoutes(call: ChatCall): Promise<ChatOutcome> {
+  const { ctx, model } = call;
   let first: GatewayError | undefined;
   let ir: ChatRequest | undefined;
   for (const target of model.routes) {

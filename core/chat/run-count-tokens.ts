@@ -44,9 +44,21 @@ export async function runCountTokens(call: CountCall): Promise<CountOutcome> {
     try {
       const pass = upstream.passthrough;
       if (call.passthrough && pass?.family === call.family && (pass.accepts?.(target) ?? true)) {
-        const response = await runPassthrough(ctx, upstream, pass, { ...call.passthrough, target });
-        response.headers.set(TOKEN_COUNT_HEADER, 'upstream');
-        return { kind: 'response', response, target };
+        try {
+          const response = await runPassthrough(ctx, upstream, pass, { ...call.passthrough, target });
+          response.headers.set(TOKEN_COUNT_HEADER, 'upstream');
+          return { kind: 'response', response, target };
+        } catch (err) {
+          // Relayed counters refuse too: Bedrock's CountTokens answers 400 for cross-region
+          // inference profiles and newer Claude models. A body the IR cannot hold keeps the upstream's error.
+          if (!counterRefused(err)) throw err;
+          try {
+            ir ??= call.request();
+          } catch {
+            throw err;
+          }
+          return { kind: 'count', inputTokens: estimateInputTokens(ir), source: 'estimate', target };
+        }
       }
       ir ??= call.request();
       // The first route's model is the one whose tokenizer matters; a later route's counter would measure another model.
@@ -58,7 +70,7 @@ export async function runCountTokens(call: CountCall): Promise<CountOutcome> {
       } catch (err) {
         // A counter that refuses this model or body (Bedrock has none for gpt-oss) must not turn
         // count_tokens into an error: clients compact on it. The estimate is marked as such.
-        if (isGatewayError(err) && !isTransientUpstreamError(err) && err.kind !== 'authentication') {
+        if (counterRefused(err)) {
           return { kind: 'count', inputTokens: estimateInputTokens(ir), source: 'estimate', target };
         }
         throw err;
@@ -71,3 +83,7 @@ export async function runCountTokens(call: CountCall): Promise<CountOutcome> {
   return { kind: 'count', inputTokens: estimateInputTokens(ir), source: 'estimate' };
 }
 
+/** The counter answered, but not with a count (unsupported model, body or permission): not worth another route. */
+function counterRefused(err: unknown): boolean {
+  return isGatewayError(err) && !isTransientUpstreamError(err) && err.kind !== 'authentication';
+}

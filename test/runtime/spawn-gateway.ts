@@ -28,7 +28,8 @@ export interface SpawnedGateway {
 export async function spawnGateway(command: string, args: string[], config: GatewayConfigInput, timeoutMs = 45_000): Promise<SpawnedGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-runtime-'));
   const configPath = join(dir, 'switchyard.json');
-  writeFileSync(configPath, JSON.stringify(config));
+  // Each runtime also runs its own SQLite driver (bun:sqlite, node:sqlite) under the suite.
+  writeFileSync(configPath, JSON.stringify({ storage: { kind: 'sqlite', path: join(dir, 'switchyard.db') }, ...config }));
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SWITCHYARD_CONFIG: configPath, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' },

@@ -28,7 +28,7 @@ const VERSIONS = new Set(['2023-06-01', '2026-10-21']);
 export function registerAnthropicRoutes(router: Router, base: string, guard: (req: IRequestStrict, ctx: RequestContext) => Promise<undefined>): void {
   router.post(`${base}/v1/messages`, guard, async (request, ctx) => {
     const headers = readHeaders(request);
-    const { json } = await readJsonBody(request, ctx.services.config.limits.maxBodyBytes);
+    const { bytes, json } = await readJsonBody(request, ctx.services.config.limits.maxBodyBytes);
     const body = parseWith(MessagesRequest, json);
     const model = ctx.services.catalog.resolve(body.model);
     const stream = body.stream === true;
@@ -40,6 +40,7 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: (re
       family: 'anthropic',
       request: () => readAnthropicRequest(body, { stream, betas: headers.betas, warn }),
       warnings,
+      admission: { bodyBytes: bytes.byteLength, maxOutputTokens: body.max_tokens },
       passthrough: { body: json, headers: request.headers, action: 'messages', stream },
     });
     if (outcome.kind === 'response') return withWarnings(outcome.response, warnings);

@@ -115,7 +115,10 @@ function matchCall(calls: OpenCall[], response: { id?: string; name: string }): 
     if (call) call.answered = true;
     return response.id;
   }
-  const call = calls.find((c) => !c.answered && c.name === response.name) ?? calls.find((c) => !c.answered);
+  const named = calls.filter((c) => c.name === response.name);
+  // A second response to an answered call (a re-sent turn) stays with that call, where the
+  // upstream writers merge it, instead of becoming a result for a call that does not exist.
+  const call = named.find((c) => !c.answered) ?? named.at(-1) ?? calls.find((c) => !c.answered);
   if (!call) return undefined;
   call.answered = true;
   return call.id;

@@ -46,7 +46,7 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Respo
     throw new GatewayError('not_found', `Method "${cut < 0 ? target : action}" is not found: use :generateContent, :streamGenerateContent or :countTokens`);
   }
   const model = ctx.services.catalog.resolve(name);
-  const { json } = await readJsonBody(req, ctx.services.config.limits.maxBodyBytes);
+  const { bytes, json } = await readJsonBody(req, ctx.services.config.limits.maxBodyBytes);
   if (action === 'countTokens') return countGeminiTokens(ctx, model, json, req.headers);
 
   const body = parseWith(GeminiGenerateContentRequest, json);
@@ -58,6 +58,7 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Respo
     model,
     family: 'gemini',
     warnings,
+    admission: { bodyBytes: bytes.byteLength, maxOutputTokens: body.generationConfig?.maxOutputTokens },
     request: () => readGeminiRequest(body, { model: model.id, stream, warn: (m) => warnings.push(m) }),
     // `stream` tells the Gemini upstream to ask for SSE; without it a streamed call keeps the JSON-array form.
     passthrough: { body: json, headers: req.headers, action: action as Action, stream: sse },

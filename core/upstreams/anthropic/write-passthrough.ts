@@ -1,5 +1,7 @@
 /** @see https://docs.anthropic.com/en/api/messages */
 import { GatewayError } from '../../errors.ts';
+import type { UpstreamKind } from '../../ir.ts';
+import { readSignature } from '../../signature.ts';
 import type { PassthroughCall, UpstreamRequest } from '../types.ts';
 import { anthropicUrl, writeAnthropicHeaders } from './write-headers.ts';
 import type { AnthropicConfig } from './wire-types.ts';
@@ -7,7 +9,8 @@ import type { AnthropicConfig } from './wire-types.ts';
 /**
  * Same-family fast path: the client's body with only `model` rewritten. Of the client's headers
  * only anthropic-version and anthropic-beta travel (Claude Code's context_management needs its
- * beta); its credentials are replaced by the gateway's.
+ * beta); its credentials are replaced by the gateway's. Thinking blocks another upstream signed
+ * are the one exception (see withoutForeignThinking).
  */
 export function writeAnthropicPassthrough(call: PassthroughCall, config: AnthropicConfig): UpstreamRequest {
   if (call.action !== 'messages' && call.action !== 'count_tokens') {
@@ -19,6 +22,34 @@ export function writeAnthropicPassthrough(call: PassthroughCall, config: Anthrop
   return {
     url: anthropicUrl(config, path),
     headers: writeAnthropicHeaders(config, version, beta),
-    body: JSON.stringify({ ...call.body, model: call.target.upstreamModel }),
+    body: JSON.stringify({ ...withoutForeignThinking(call.body, 'anthropic'), model: call.target.upstreamModel }),
   };
+}
+
+type Block = { type?: unknown; signature?: unknown };
+
+/**
+ * A Claude-style client keeps thinking it got from other upstream kinds (`sy1.<origin>.…`, see
+ * signature.ts: gpt-oss reasoning, a Gemini thoughtSignature carrier) and replays it after a model
+ * switch; `origin` would reject it with "Invalid signature in thinking block" (pitfall 8). Such
+ * blocks are removed and an envelope of `origin` itself is unwrapped. With nothing to change the
+ * body is returned as it is (the same object).
+ */
+export function withoutForeignThinking(body: Record<string, unknown>, origin: UpstreamKind): Record<string, unknown> {
+  if (!Array.isArray(body.messages)) return body;
+  let changed = false;
+  const messages = body.messages.flatMap((message: { content?: unknown }) => {
+    if (!Array.isArray(message?.content)) return [message];
+    let touched = false;
+    const content = (message.content as Block[]).flatMap((block) => {
+      const sig = block?.type === 'thinking' && typeof block.signature === 'string' ? readSignature(block.signature, 'anthropic') : undefined;
+      if (!sig || sig.value === block.signature) return [block];
+      touched = true;
+      return sig.origin === origin ? [{ ...block, signature: sig.value }] : [];
+    });
+    if (!touched) return [message];
+    changed = true;
+    return content.length ? [{ ...message, content }] : [];
+  });
+  return changed ? { ...body, messages } : body;
 }

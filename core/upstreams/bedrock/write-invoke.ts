@@ -1,6 +1,7 @@
 /** @see https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages-request-response.html */
 import type { ChatRequest } from '../../ir.ts';
 import { writeAnthropicBody } from '../anthropic/index.ts';
+import { withoutForeignThinking } from '../anthropic/write-passthrough.ts';
 import type { Warn } from '../types.ts';
 
 export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
@@ -63,10 +64,11 @@ export function writeBedrockInvokeBody(req: ChatRequest, warn: Warn): Record<str
 
 /**
  * A Claude-style client's own body for InvokeModel: `model` and `stream` removed (the URL says
- * both), anthropic_version set, and the client's betas (header and any body array) filtered.
+ * both), anthropic_version set, the client's betas (header and any body array) filtered, and
+ * thinking signed by other upstreams removed.
  */
 export function writeBedrockPassthroughBody(clientBody: Record<string, unknown>, betaHeader: string | null): Record<string, unknown> {
-  const { model: _model, stream: _stream, anthropic_version: _version, anthropic_beta: bodyBetas, ...rest } = clientBody;
+  const { model: _model, stream: _stream, anthropic_version: _version, anthropic_beta: bodyBetas, ...rest } = withoutForeignThinking(clientBody, 'bedrock');
   const body: Record<string, unknown> = { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest };
   const values = [...(betaHeader ? [betaHeader] : []), ...(Array.isArray(bodyBetas) ? bodyBetas.filter((b): b is string => typeof b === 'string') : [])];
   const { kept } = filterBedrockBetas(values);

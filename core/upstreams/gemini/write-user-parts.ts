@@ -13,8 +13,7 @@ import type { GeminiPart } from './wire-types.ts';
  * as Gemini expects.
  */
 export function writeGeminiUserParts(message: Message, path: string, callNames: Map<string, string>, warn: Warn): { parts: GeminiPart[]; droppedReasoning: number } {
-  const responses: GeminiPart[] = [];
-  const media: GeminiPart[] = [];
+  const results: Array<{ callId: string; response: GeminiPart; media: GeminiPart[] }> = [];
   const rest: GeminiPart[] = [];
   let droppedReasoning = 0;
   const prefix = message.role === 'system' ? '[system] ' : '';
@@ -29,9 +28,7 @@ export function writeGeminiUserParts(message: Message, path: string, callNames: 
         rest.push(writeGeminiMedia(part, at, warn));
         break;
       case 'tool-result': {
-        const result = writeGeminiToolResult(part, at, callNames, warn);
-        responses.push(result.response);
-        media.push(...result.media);
+        results.push({ callId: part.callId, ...writeGeminiToolResult(part, at, callNames, warn) });
         break;
       }
       case 'raw':
@@ -46,5 +43,20 @@ export function writeGeminiUserParts(message: Message, path: string, callNames: 
         part satisfies never;
     }
   });
-  return { parts: [...responses, ...media, ...rest], droppedReasoning };
+  const ordered = inCallOrder(results, callNames);
+  return { parts: [...ordered.map((r) => r.response), ...ordered.flatMap((r) => r.media), ...rest], droppedReasoning };
+}
+
+/**
+ * Clients answer parallel calls in the order the tools finished (Claude Code does), but Gemini
+ * pairs responses that carry no id (2.5 and older) with the calls by position: out of order, the
+ * model would read one tool's output as another's. `callNames` is filled in conversation order.
+ */
+function inCallOrder<T extends { callId: string }>(results: T[], callNames: Map<string, string>): T[] {
+  if (results.length < 2) return results;
+  const rank = new Map<string, number>();
+  let k = 0;
+  for (const id of callNames.keys()) rank.set(id, k++);
+  // Array.prototype.sort is stable: results whose call is unknown keep their place at the end.
+  return [...results].sort((a, b) => (rank.get(a.callId) ?? k) - (rank.get(b.callId) ?? k));
 }

@@ -16,7 +16,7 @@ export interface TurnContext extends MediaContext {
  * text only, so images and files from tool results move into that user message.
  */
 export function writeOpenAIUserTurn(message: Message, n: number, ctx: TurnContext): OpenAIMessage[] {
-  const tools: OpenAIMessage[] = [];
+  const tools: Array<Extract<OpenAIMessage, { role: 'tool' }>> = [];
   const moved: OpenAIContentPart[] = [];
   const rest: OpenAIContentPart[] = [];
   message.parts.forEach((part, m) => {
@@ -31,9 +31,14 @@ export function writeOpenAIUserTurn(message: Message, n: number, ctx: TurnContex
       case 'document':
         rest.push(writeOpenAIDocument(part, param, ctx));
         break;
-      case 'tool-result':
-        tools.push(writeToolResult(part, param, moved, ctx));
+      case 'tool-result': {
+        const written = writeToolResult(part, param, moved, ctx);
+        // Two results for one call (a re-sent turn) are a 400 upstream: they become one message.
+        const same = tools.find((t) => t.tool_call_id === written.tool_call_id);
+        if (same) same.content = [same.content, written.content].filter(Boolean).join('\n\n');
+        else tools.push(written);
         break;
+      }
       case 'reasoning':
         ctx.warn('reasoning: earlier reasoning was dropped (this host does not take it back)');
         break;
@@ -52,7 +57,7 @@ export function writeOpenAIUserTurn(message: Message, n: number, ctx: TurnContex
   return [...tools, user];
 }
 
-function writeToolResult(part: ToolResultPart, param: string, moved: OpenAIContentPart[], ctx: TurnContext): OpenAIMessage {
+function writeToolResult(part: ToolResultPart, param: string, moved: OpenAIContentPart[], ctx: TurnContext): Extract<OpenAIMessage, { role: 'tool' }> {
   const texts: string[] = [];
   part.content.forEach((inner, k) => {
     const innerParam = `${param}.content.${k}`;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readConfigPath, startGateway } from '../../../adapters/startup.ts';
 
-const quiet = { log: () => {}, logError: () => {} };
+const quiet = { log: () => {}, logError: () => {}, defaultStorage: false };
 
 describe('startGateway', () => {
   it('with no config file, builds one from provider variables and generates a key it shows once', async () => {

@@ -1,0 +1,63 @@
+import { isGatewayError } from '../errors.ts';
+import type { StreamEvent, Usage } from '../ir.ts';
+import type { Reservation } from './types.ts';
+
+export interface StreamMeterInfo {
+  /** performance.now() when the request arrived. */
+  started: number;
+  provider?: string;
+  upstreamModel?: string;
+  /** The client's signal: a disconnect settles the call as aborted with the usage seen so far. */
+  signal: AbortSignal;
+}
+
+/**
+ * Passes IR stream events through untouched while noting usage (cumulative `usage` events and
+ * the final `finish`) and the time to the first event; settles the reservation exactly once:
+ * at the end of the stream, on an upstream error, or when the client goes away.
+ */
+export function meterStream(reservation: Reservation, info: StreamMeterInfo): TransformStream<StreamEvent, StreamEvent> {
+  let usage: Partial<Usage> | undefined;
+  let ttfbMs: number | undefined;
+  let status = 200;
+  let done = false;
+
+  const finish = (aborted: boolean) => {
+    if (done) return;
+    done = true;
+    info.signal.removeEventListener('abort', onAbort);
+    reservation.settle({
+      ...(info.provider !== undefined && { provider: info.provider }),
+      ...(info.upstreamModel !== undefined && { upstreamModel: info.upstreamModel }),
+      status,
+      ...(usage && { usage: { ...usage, inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 } }),
+      latencyMs: performance.now() - info.started,
+      ...(ttfbMs !== undefined && { ttfbMs }),
+      aborted,
+    });
+  };
+  const onAbort = () => finish(true);
+  if (info.signal.aborted) queueMicrotask(onAbort);
+  else info.signal.addEventListener('abort', onAbort, { once: true });
+
+  // `cancel` is in the Streams spec and in Node 20, Bun and Deno, but not yet in TypeScript's lib.
+  const transformer: Transformer<StreamEvent, StreamEvent> & { cancel(reason: unknown): void } = {
+    transform(event, controller) {
+      ttfbMs ??= performance.now() - info.started;
+      if (event.type === 'start' && event.usage) usage = { ...usage, ...event.usage };
+      else if (event.type === 'usage') usage = { ...usage, ...event.usage };
+      else if (event.type === 'finish') usage = { ...usage, ...event.usage };
+      else if (event.type === 'error') status = event.error.status;
+      controller.enqueue(event);
+    },
+    flush() {
+      finish(false);
+    },
+    // Called both when the client cancels the response and when the upstream side errors.
+    cancel(reason) {
+      if (!info.signal.aborted && status < 400) status = isGatewayError(reason) ? reason.status : 502;
+      finish(info.signal.aborted);
+    },
+  };
+  return new TransformStream(transformer);
+}

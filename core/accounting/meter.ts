@@ -1,0 +1,129 @@
+import { GatewayError } from '../errors.ts';
+import type { KeyRecord } from '../keys.ts';
+import { costNanoUsd, totalTokens, usdToNano, worstCaseNanoUsd, type PriceTable } from './prices.ts';
+import type { CallInfo, Clock, Counter, CounterChange, Meter, RateLimiter, Reservation, UsageSink } from './types.ts';
+import { systemClock } from './types.ts';
+
+export interface MeterOptions {
+  limiter: RateLimiter;
+  usage: UsageSink;
+  prices: PriceTable;
+  clock?: Clock;
+  /** Spend already recorded for a key, used once per key to start a budget counter the limiter lacks. */
+  spentUsd?: (keyId: string) => Promise<number>;
+  onError?: (err: unknown) => void;
+}
+
+const MINUTE = 60_000;
+
+/**
+ * Reserve-then-settle admission. At admission every limit of the key takes its worst case
+ * atomically (one request, estimated input + max output tokens, their price at the dearest
+ * rates); when the call ends the reservation is replaced by what was really used (nothing for
+ * a failed or aborted call without usage, the worst case for a success without usage). Concurrent calls therefore cannot overrun a budget:
+ * each one has already taken what it could spend.
+ */
+export function createMeter(options: MeterOptions): Meter {
+  const { limiter, usage, prices } = options;
+  const clock = options.clock ?? systemClock;
+  const onError = options.onError ?? ((err) => console.error(`switchyard: meter: ${String(err)}`));
+  const seeds = new Map<string, Promise<number>>();
+
+  function seedFor(keyId: string): Promise<number> {
+    let seed = seeds.get(keyId);
+    if (!seed) {
+      seed = (options.spentUsd ? options.spentUsd(keyId) : Promise.resolve(0)).then(usdToNano);
+      seeds.set(keyId, seed);
+      // A failed lookup is retried by the next admission rather than remembered.
+      seed.catch(() => seeds.delete(keyId));
+    }
+    return seed;
+  }
+
+  return {
+    async admit(key, call) {
+      const admittedAt = clock.now();
+      const counters: Counter[] = [];
+      const tokens = Math.max(0, Math.ceil(call.estimatedInputTokens)) + Math.max(0, Math.ceil(call.maxOutputTokens));
+      if (key.rpm !== undefined) counters.push({ name: `rpm:${key.id}`, windowMs: MINUTE, limit: key.rpm, amount: 1 });
+      if (key.tpm !== undefined) counters.push({ name: `tpm:${key.id}`, windowMs: MINUTE, limit: key.tpm, amount: tokens });
+      const price = prices[call.model];
+      if (key.budgetUsd !== undefined) {
+        if (!price) {
+          throw new GatewayError('permission', `This API key has a budget, and no price is configured for model "${call.model}"`, { param: 'model' });
+        }
+        const worst = worstCaseNanoUsd(Math.max(0, call.estimatedInputTokens), Math.max(0, call.maxOutputTokens), price);
+        counters.push({ name: `budget:${key.id}`, limit: usdToNano(key.budgetUsd), amount: worst, seed: await seedFor(key.id) });
+      }
+
+      let at = admittedAt;
+      if (counters.length) {
+        const acquired = await limiter.acquire(call.requestId, counters);
+        if (!acquired.ok) throw refusal(key, counters.find((c) => c.name === acquired.counter)!, acquired.retryAfterMs);
+        at = acquired.at;
+      }
+
+      let settled = false;
+      const reservation: Reservation = {
+        settle(outcome) {
+          if (settled) return;
+          settled = true;
+          const used = outcome.usage;
+          // A call that succeeded without reporting usage (e.g. a passthrough the pipeline could
+          // not read) keeps its worst case: unknown spend must not become free spend.
+          const unknown = !used && outcome.status < 400 && !outcome.aborted;
+          const worstCost = counters.find((c) => c.name.startsWith('budget:'))?.amount;
+          const cost = used && price ? costNanoUsd(used, price) : unknown && worstCost !== undefined ? worstCost : 0;
+          const changes: CounterChange[] = [];
+          for (const counter of counters) {
+            const tokens = used ? totalTokens(used) : unknown ? counter.amount : 0;
+            if (counter.name.startsWith('tpm:')) changes.push({ ...pick(counter), reserved: counter.amount, actual: tokens });
+            if (counter.name.startsWith('budget:')) changes.push({ ...pick(counter), reserved: counter.amount, actual: cost });
+          }
+          if (changes.length) limiter.settle(call.requestId, at, changes).catch(onError);
+          usage.add({
+            requestId: call.requestId,
+            time: admittedAt,
+            keyId: key.id,
+            family: call.family,
+            model: call.model,
+            ...(outcome.provider !== undefined && { provider: outcome.provider }),
+            ...(outcome.upstreamModel !== undefined && { upstreamModel: outcome.upstreamModel }),
+            status: outcome.status,
+            inputTokens: used?.inputTokens ?? 0,
+            outputTokens: used?.outputTokens ?? 0,
+            cacheReadTokens: used?.cacheReadTokens ?? 0,
+            cacheWriteTokens: used?.cacheWriteTokens ?? 0,
+            costNanoUsd: cost,
+            latencyMs: Math.round(outcome.latencyMs),
+            ...(outcome.ttfbMs !== undefined && { ttfbMs: Math.round(outcome.ttfbMs) }),
+            aborted: outcome.aborted,
+          });
+        },
+      };
+      return reservation;
+    },
+  };
+}
+
+function pick(counter: Counter): Pick<CounterChange, 'name' | 'windowMs'> {
+  return counter.windowMs === undefined ? { name: counter.name } : { name: counter.name, windowMs: counter.windowMs };
+}
+
+function refusal(key: KeyRecord, counter: Counter, retryAfterMs: number | undefined): GatewayError {
+  const retryAfter = retryAfterMs === undefined ? undefined : Math.max(1, Math.ceil(retryAfterMs / 1000));
+  const opts = retryAfter === undefined ? {} : { retryAfter };
+  if (counter.name.startsWith('rpm:')) {
+    return new GatewayError('rate_limit', `Rate limit reached: this API key allows ${key.rpm} requests per minute`, { ...opts, code: 'rate_limit_exceeded' });
+  }
+  if (counter.name.startsWith('tpm:')) {
+    const what = `this API key allows ${key.tpm} tokens per minute and this request reserves ${counter.amount} (estimated input + max output tokens)`;
+    return retryAfter === undefined
+      ? new GatewayError('rate_limit', `Token limit: ${what}; lower the max output tokens`, { code: 'tokens_exceed_limit' })
+      : new GatewayError('rate_limit', `Token limit reached: ${what}`, { ...opts, code: 'tokens_exceeded' });
+  }
+  const budget = `$${key.budgetUsd}`;
+  return retryAfter === undefined
+    ? new GatewayError('rate_limit', `Budget exhausted: this API key's budget of ${budget} cannot cover this request's worst-case cost`, { code: 'budget_exceeded' })
+    : new GatewayError('rate_limit', `Budget busy: requests in flight hold the rest of this API key's budget of ${budget}`, { ...opts, code: 'budget_reserved' });
+}

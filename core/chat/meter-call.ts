@@ -1,0 +1,51 @@
+import { meterStream } from '../accounting/meter-stream.ts';
+import type { Reservation } from '../accounting/types.ts';
+import type { CatalogModel } from '../catalog.ts';
+import type { RequestContext } from '../context.ts';
+import type { SourceFamily } from '../ir.ts';
+import type { ChatOutcome } from './run-chat.ts';
+import { tapPassthroughUsage } from './read-passthrough-usage.ts';
+
+/** What admission reserves before any route is tried. */
+export interface AdmissionHint {
+  /** Size of the client body: a safe upper bound for its text tokens (≥ 3 bytes a token), cheap to know. */
+  bodyBytes: number;
+  /** The client's output cap, if it set one. */
+  maxOutputTokens?: number;
+}
+
+/** Reserved when a client sets no cap; the reservation is settled to real usage afterwards. */
+const DEFAULT_MAX_OUTPUT = 32_768;
+
+export async function admitCall(ctx: RequestContext, model: CatalogModel, family: SourceFamily, hint: AdmissionHint): Promise<Reservation | undefined> {
+  const meter = ctx.services.meter;
+  if (!meter) return undefined;
+  return meter.admit(ctx.key!, {
+    requestId: ctx.id,
+    model: model.id,
+    family,
+    estimatedInputTokens: Math.ceil(hint.bodyBytes / 3),
+    maxOutputTokens: hint.maxOutputTokens ?? DEFAULT_MAX_OUTPUT,
+  });
+}
+
+/** Settles the reservation when the outcome ends: now for JSON, at the end (or abort) of a stream. */
+export function meterOutcome(ctx: RequestContext, outcome: ChatOutcome, reservation: Reservation, family: SourceFamily): ChatOutcome {
+  const { provider, upstreamModel } = outcome.target;
+  if (outcome.kind === 'result') {
+    reservation.settle({ provider, upstreamModel, status: 200, usage: outcome.result.usage, latencyMs: performance.now() - ctx.started, aborted: false });
+    return outcome;
+  }
+  if (outcome.kind === 'stream') {
+    const events = outcome.events.pipeThrough(meterStream(reservation, { started: ctx.started, provider, upstreamModel, signal: ctx.signal }));
+    return { ...outcome, events };
+  }
+  const { response } = outcome;
+  let ttfbMs: number | undefined;
+  const tap = tapPassthroughUsage(family, (usage, aborted) => {
+    reservation.settle({ provider, upstreamModel, status: response.status, ...(usage && { usage }), latencyMs: performance.now() - ctx.started, ...(ttfbMs !== undefined && { ttfbMs }), aborted });
+  });
+  ttfbMs = performance.now() - ctx.started;
+  const body = response.body ? response.body.pipeThrough(tap) : null;
+  return { ...outcome, response: new Response(body, { status: response.status, headers: response.headers }) };
+}

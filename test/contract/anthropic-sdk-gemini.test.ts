@@ -1,0 +1,366 @@
+import Anthropic1 from '@anthropic-ai/sdk';
+import Anthropic0 from 'anthropic-sdk-0';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeUpstream, sseChunks, type FakeReply, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import { loadFixture, loadJsonFixture } from '../helpers/streams.ts';
+
+/**
+ * The official Anthropic SDKs (1.x and 0.x) against the Claude-style front door, with Gemini
+ * models behind it on a fake Gemini API over real HTTP: Messages ↔ generateContent translation,
+ * function-call ids, thought signatures, tool-schema rewriting, finish reasons and usage.
+ */
+
+type AnyClient = InstanceType<typeof Anthropic1>;
+type Block = Record<string, unknown> & { type: string };
+const SDKS: Array<[string, new (opts: Record<string, unknown>) => unknown]> = [
+  ['@anthropic-ai/sdk 1.x', Anthropic1 as never],
+  ['@anthropic-ai/sdk 0.x', Anthropic0 as never],
+];
+
+const FLASH = 'acme.gemini-flash';
+const PRO3 = 'acme.gemini-3-pro';
+const UPSTREAM_KEY = 'gm-upstream-key';
+const weatherTool = { name: 'get_weather', description: 'Current weather for a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
+const weatherDeclarations = [{ functionDeclarations: [{ name: 'get_weather', description: 'Current weather for a city', parameters: weatherTool.input_schema }] }];
+
+let gemini: FakeUpstream;
+let gateway: RunningGateway;
+
+beforeAll(async () => {
+  gemini = await startFakeUpstream();
+  gateway = await startTestGateway(
+    testConfig({
+      providers: { gem: { type: 'gemini', baseUrl: gemini.url, apiKey: UPSTREAM_KEY } },
+      models: [
+        { id: 'gemini-flash', routes: [{ provider: 'gem', model: 'gemini-2.5-flash' }] },
+        { id: 'gemini-3-pro', routes: [{ provider: 'gem', model: 'gemini-3-pro-preview' }] },
+      ],
+    }),
+  );
+});
+afterAll(async () => {
+  await gateway.close();
+  await gemini.close();
+});
+beforeEach(() => {
+  gemini.requests.length = 0;
+  gemini.reply(() => ({ status: 500, body: { error: { code: 500, message: 'no reply set for this test', status: 'INTERNAL' } } }));
+});
+
+const fixture = (name: string) => loadFixture(`contract/gemini-family/${name}`);
+const jsonFixture = (name: string) => loadJsonFixture(`contract/gemini-family/${name}`);
+const sse = (name: string): FakeReply => ({ chunks: sseChunks(fixture(name)), delayMs: 1 });
+const json = (name: string): FakeReply => ({ body: jsonFixture(name) });
+
+describe.each(SDKS)('%s against a Gemini model', (_name, Client) => {
+  const client = () => new Client({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0 }) as AnyClient;
+
+  it('messages.create: generateContent body upstream with the Gemini key, Messages answer back', async () => {
+    gemini.reply(() => json('gemini-text.json'));
+    const message = await client().messages.create({
+      model: FLASH,
+      max_tokens: 256,
+      system: 'Be brief.',
+      stop_sequences: ['END'],
+      messages: [{ role: 'user', content: 'What is the capital of France?' }],
+    });
+    expect(message).toEqual({
+      id: 'msg_Il0taoSYJ5Cez7kPqI6Y0Q0',
+      type: 'message',
+      role: 'assistant',
+      model: FLASH,
+      content: [{ type: 'text', text: 'Paris is the capital of France.', citations: null }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      stop_details: null,
+      container: null,
+      // Gemini's thoughts are billed output: 7 visible + 31 thinking.
+      usage: { input_tokens: 9, output_tokens: 38, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    });
+    const seen = gemini.requests[0]!;
+    expect(seen.url).toBe('/v1beta/models/gemini-2.5-flash:generateContent');
+    expect(seen.headers['x-goog-api-key']).toBe(UPSTREAM_KEY);
+    expect(JSON.stringify(seen.headers)).not.toContain(TEST_KEY);
+    expect(seen.json).toEqual({
+      contents: [{ role: 'user', parts: [{ text: 'What is the capital of France?' }] }],
+      systemInstruction: { parts: [{ text: 'Be brief.' }] },
+      generationConfig: { maxOutputTokens: 256, stopSequences: ['END'] },
+    });
+  });
+
+  it('messages.stream().finalMessage() over :streamGenerateContent?alt=sse', async () => {
+    gemini.reply(() => sse('gemini-text.sse'));
+    const stream = client().messages.stream({ model: FLASH, max_tokens: 256, messages: [{ role: 'user', content: 'Capital of France?' }] });
+    const deltas: string[] = [];
+    stream.on('text', (text) => deltas.push(text));
+    const final = await stream.finalMessage();
+    expect(deltas).toEqual(['The capital', ' of France is', ' Paris.']);
+    expect(final.content).toEqual([{ type: 'text', text: 'The capital of France is Paris.' }]);
+    expect(final.stop_reason).toBe('end_turn');
+    expect(final.usage).toMatchObject({ input_tokens: 8, output_tokens: 32 });
+    expect(gemini.requests[0]!.url).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+  });
+
+  it('tool use round trip without Gemini ids: synthetic tool_use id out, functionResponse by name back (no id)', async () => {
+    gemini.reply(() => json('gemini-function-call.json'));
+    const question = { role: 'user' as const, content: 'Weather in Paris?' };
+    const first = await client().messages.create({ model: FLASH, max_tokens: 1024, tools: [weatherTool], messages: [question] });
+    expect(first.stop_reason).toBe('tool_use');
+    const toolUse = first.content.find((b) => b.type === 'tool_use') as { id: string };
+    expect(toolUse.id).toMatch(/^gx_[A-Za-z0-9_-]+$/);
+    expect(first.content).toEqual([
+      // The call's thoughtSignature rides in an empty thinking block just before it.
+      { type: 'thinking', thinking: '', signature: 'sy1.gemini.CiwBVKhc7sig2A==' },
+      { type: 'tool_use', id: toolUse.id, name: 'get_weather', input: { city: 'Paris' } },
+    ]);
+    expect(gemini.requests[0]!.json.tools).toEqual(weatherDeclarations);
+
+    gemini.reply(() => json('gemini-text.json'));
+    await client().messages.create({
+      model: FLASH,
+      max_tokens: 1024,
+      tools: [weatherTool],
+      messages: [
+        question,
+        { role: 'assistant', content: first.content as never },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: '18°C, sunny' }] },
+      ],
+    });
+    expect(gemini.requests[1]!.json.contents).toEqual([
+      { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'CiwBVKhc7sig2A==' }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: '18°C, sunny' } } }] },
+    ]);
+  });
+
+  it('thinking round trip (Gemini 2.5, streamed): thought text → thinking, the call signature goes back on the functionCall', async () => {
+    gemini.reply(() => sse('gemini-thinking-call.sse'));
+    const question = { role: 'user' as const, content: 'Weather in Paris?' };
+    const request = { model: FLASH, max_tokens: 4096, thinking: { type: 'enabled' as const, budget_tokens: 2048 }, tools: [weatherTool] };
+    const final = await client().messages.stream({ ...request, messages: [question] }).finalMessage();
+    expect(gemini.requests[0]!.json.generationConfig).toEqual({ maxOutputTokens: 4096, thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } });
+    const toolUse = final.content.at(-1) as { id: string };
+    expect(final.content).toEqual([
+      { type: 'thinking', thinking: '**Looking up the weather**\n\nThe user wants the weather in Paris.', signature: '' },
+      { type: 'thinking', thinking: '', signature: 'sy1.gemini.CiwBVKhc7sig2A==' },
+      { type: 'tool_use', id: toolUse.id, name: 'get_weather', input: { city: 'Paris' } },
+    ]);
+    expect(final.stop_reason).toBe('tool_use');
+    expect(final.usage).toMatchObject({ input_tokens: 40, output_tokens: 70 });
+
+    gemini.reply(() => json('gemini-text.json'));
+    await client().messages.create({
+      ...request,
+      messages: [
+        question,
+        { role: 'assistant', content: final.content as never },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: '18°C, sunny' }] },
+      ],
+    });
+    // Thought summaries cannot be sent back to Gemini; the signature goes back exactly where it came.
+    expect(gemini.requests[1]!.json.contents[1]).toEqual({
+      role: 'model',
+      parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'CiwBVKhc7sig2A==' }],
+    });
+  });
+
+  it('Gemini 3 parallel calls with ids: ids echoed, only the first call carries the signature, results matched by id', async () => {
+    gemini.reply(() => sse('gemini-3-parallel-calls.sse'));
+    const question = { role: 'user' as const, content: 'Weather in Paris and London?' };
+    const final = await client().messages.stream({ model: PRO3, max_tokens: 2048, tools: [weatherTool], messages: [question] }).finalMessage();
+    expect(final.content.slice(1)).toEqual([
+      { type: 'thinking', thinking: '', signature: 'sy1.gemini.CscBAdHtim8sigA==' },
+      { type: 'tool_use', id: 'p8vx3k2a', name: 'get_weather', input: { city: 'Paris' } },
+      { type: 'tool_use', id: 'q1mz7d4b', name: 'get_weather', input: { city: 'London' } },
+    ]);
+    expect(final.content[0]).toMatchObject({ type: 'thinking', thinking: "**Checking both cities**\n\nI'll look up Paris and London." });
+
+    gemini.reply(() => json('gemini-text.json'));
+    const { response } = await client()
+      .messages.create({
+        model: PRO3,
+        max_tokens: 2048,
+        tools: [weatherTool],
+        messages: [
+          question,
+          { role: 'assistant', content: final.content as never },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'p8vx3k2a', content: 'Paris: 18°C' },
+              { type: 'tool_result', tool_use_id: 'q1mz7d4b', content: 'London: 12°C' },
+            ],
+          },
+        ],
+      })
+      .withResponse();
+    const [, model, results] = gemini.requests[1]!.json.contents;
+    expect(model).toEqual({
+      role: 'model',
+      parts: [
+        { functionCall: { id: 'p8vx3k2a', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'CscBAdHtim8sigA==' },
+        { functionCall: { id: 'q1mz7d4b', name: 'get_weather', args: { city: 'London' } } },
+      ],
+    });
+    expect(results).toEqual({
+      role: 'user',
+      parts: [
+        { functionResponse: { id: 'p8vx3k2a', name: 'get_weather', response: { output: 'Paris: 18°C' } } },
+        { functionResponse: { id: 'q1mz7d4b', name: 'get_weather', response: { output: 'London: 12°C' } } },
+      ],
+    });
+    expect(response.headers.get('x-switchyard-warnings') ?? '').not.toContain('skip_thought_signature_validator');
+  });
+
+  it('Gemini 3: a turn-closing signature on an empty part comes back as the same trailing part', async () => {
+    gemini.reply(() => sse('gemini-3-text-signature.sse'));
+    const question = { role: 'user' as const, content: 'Capital of France, one word?' };
+    const final = await client().messages.stream({ model: PRO3, max_tokens: 1024, messages: [question] }).finalMessage();
+    expect(final.content.filter((b) => b.type === 'text')).toEqual([{ type: 'text', text: 'Paris, of course.' }]);
+
+    gemini.reply(() => json('gemini-text.json'));
+    await client().messages.create({ model: PRO3, max_tokens: 1024, messages: [question, { role: 'assistant', content: final.content as never }, { role: 'user', content: 'Thanks!' }] });
+    expect(gemini.requests[1]!.json.contents[1]).toEqual({ role: 'model', parts: [{ text: 'Paris, of course.' }, { text: '', thoughtSignature: 'EpsBCpgBAdHtim9==' }] });
+  });
+
+  it('Gemini 3: a tool call Gemini never signed gets skip_thought_signature_validator (and the client is told); 2.5 does not', async () => {
+    const foreign = [
+      { role: 'user' as const, content: 'Weather in Paris?' },
+      { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Checking.' }, { type: 'tool_use' as const, id: 'toolu_01Xy', name: 'get_weather', input: { city: 'Paris' } }] },
+      { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_01Xy', content: '18°C' }] },
+    ];
+    gemini.reply(() => json('gemini-text.json'));
+    const { response } = await client().messages.create({ model: PRO3, max_tokens: 512, tools: [weatherTool], messages: foreign }).withResponse();
+    expect(gemini.requests[0]!.json.contents).toEqual([
+      { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+      { role: 'model', parts: [{ text: 'Checking.' }, { functionCall: { id: 'toolu_01Xy', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
+      { role: 'user', parts: [{ functionResponse: { id: 'toolu_01Xy', name: 'get_weather', response: { output: '18°C' } } }] },
+    ]);
+    expect(response.headers.get('x-switchyard-warnings')).toContain('skip_thought_signature_validator');
+
+    await client().messages.create({ model: FLASH, max_tokens: 512, tools: [weatherTool], messages: foreign });
+    expect(gemini.requests[1]!.json.contents[1].parts[1]).toEqual({ functionCall: { id: 'toolu_01Xy', name: 'get_weather', args: { city: 'Paris' } } });
+  });
+
+  it('tool schemas are rewritten into what Gemini accepts, and every change is reported', async () => {
+    gemini.reply(() => json('gemini-text.json'));
+    const fetchTool = {
+      name: 'fetch_page',
+      description: 'Fetch a web page',
+      input_schema: {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object' as const,
+        properties: {
+          url: { type: 'string', format: 'uri', description: 'Page to fetch' },
+          since: { type: 'string', format: 'date-time' },
+          retries: { type: 'integer', default: 3, minimum: 0 },
+          label: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          options: { type: 'object', properties: { raw: { type: 'boolean' } }, additionalProperties: false },
+        },
+        required: ['url'],
+        additionalProperties: false,
+      },
+    };
+    const { response } = await client().messages.create({ model: FLASH, max_tokens: 256, tools: [fetchTool], messages: [{ role: 'user', content: 'Fetch example.com' }] }).withResponse();
+    expect(gemini.requests[0]!.json.tools).toEqual([
+      {
+        functionDeclarations: [
+          {
+            name: 'fetch_page',
+            description: 'Fetch a web page',
+            parameters: {
+              type: 'object',
+              properties: {
+                url: { type: 'string', description: 'Page to fetch' },
+                since: { type: 'string', format: 'date-time' },
+                retries: { type: 'integer', minimum: 0 },
+                label: { nullable: true, type: 'string' },
+                options: { type: 'object', properties: { raw: { type: 'boolean' } } },
+              },
+              required: ['url'],
+            },
+          },
+        ],
+      },
+    ]);
+    const warnings = response.headers.get('x-switchyard-warnings') ?? '';
+    expect(warnings).toContain('tool "fetch_page" schema rewritten for Gemini');
+    for (const change of [
+      '(root): removed "$schema"',
+      'properties.url: removed unsupported format "uri"',
+      'properties.retries: removed "default"',
+      'properties.label: "anyOf" with "null" rewritten as nullable',
+      'properties.options: removed "additionalProperties"',
+      '(root): removed "additionalProperties"',
+    ]) {
+      expect(warnings).toContain(change);
+    }
+    expect(warnings).not.toContain('date-time');
+  });
+
+  it('finish reasons: SAFETY → refusal (streamed), MAX_TOKENS → max_tokens, a blocked prompt → refusal with no content', async () => {
+    gemini.reply(() => sse('gemini-safety.sse'));
+    const refused = await client().messages.stream({ model: FLASH, max_tokens: 256, messages: [{ role: 'user', content: 'How do I …' }] }).finalMessage();
+    expect(refused.stop_reason).toBe('refusal');
+    expect(refused.content).toEqual([{ type: 'text', text: 'Here is how' }]);
+
+    gemini.reply(() => json('gemini-max-tokens.json'));
+    const cut = await client().messages.create({ model: FLASH, max_tokens: 10, messages: [{ role: 'user', content: 'Tell me a story' }] });
+    expect(cut.stop_reason).toBe('max_tokens');
+    expect(cut.content).toEqual([{ type: 'text', text: 'Once upon a time, in a land far', citations: null }]);
+    expect(cut.usage).toEqual({ input_tokens: 6, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
+
+    gemini.reply(() => json('gemini-prompt-blocked.json'));
+    const blocked = await client().messages.create({ model: FLASH, max_tokens: 10, messages: [{ role: 'user', content: 'Something blocked' }] });
+    expect(blocked.stop_reason).toBe('refusal');
+    expect(blocked.content).toEqual([]);
+    expect(blocked.usage).toMatchObject({ input_tokens: 9, output_tokens: 0 });
+  });
+
+  it('usage: cached prompt tokens are split out, thoughts count as output', async () => {
+    gemini.reply(() => json('gemini-thinking-text.json'));
+    const message = await client().messages.create({ model: FLASH, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'Capital of France?' }] });
+    expect(message.usage).toEqual({ input_tokens: 176, output_tokens: 49, cache_creation_input_tokens: 0, cache_read_input_tokens: 1024 });
+    const blocks = message.content as Block[];
+    expect(blocks[0]).toEqual({ type: 'thinking', thinking: "**Recalling geography**\n\nFrance's capital is well known.", signature: '' });
+    expect(blocks.filter((b) => b.type === 'text')).toEqual([{ type: 'text', text: 'Paris is the capital of France.', citations: null }]);
+  });
+
+  it('count_tokens uses Gemini countTokens with the whole request', async () => {
+    gemini.reply(() => json('gemini-count-tokens.json'));
+    const { data, response } = await client()
+      .messages.countTokens({ model: FLASH, system: 'Be brief.', tools: [weatherTool], messages: [{ role: 'user', content: 'Weather in Paris?' }] })
+      .withResponse();
+    expect(data.input_tokens).toBe(31);
+    expect(response.headers.get('x-switchyard-token-count')).toBe('upstream');
+    const seen = gemini.requests[0]!;
+    expect(seen.url).toBe('/v1beta/models/gemini-2.5-flash:countTokens');
+    expect(seen.json).toEqual({
+      generateContentRequest: {
+        model: 'models/gemini-2.5-flash',
+        contents: [{ role: 'user', parts: [{ text: 'Weather in Paris?' }] }],
+        systemInstruction: { parts: [{ text: 'Be brief.' }] },
+        tools: weatherDeclarations,
+      },
+    });
+  });
+
+  it('Gemini errors arrive as the SDK error class: 429 with its retry delay, mid-stream 503 from the stream', async () => {
+    gemini.reply(() => ({ status: 429, body: loadJsonFixture('gemini/upstream-error-429.json') }));
+    const limited = (await client().messages.create({ model: FLASH, max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as Error & { status: number; headers: Headers | Record<string, string> };
+    expect(limited.constructor.name).toBe('RateLimitError');
+    expect(limited.status).toBe(429);
+    const headers = limited.headers;
+    expect(headers instanceof Headers ? headers.get('retry-after') : headers['retry-after']).toBe('7');
+
+    gemini.reply(() => sse('gemini-error-midstream.sse'));
+    const stream = client().messages.stream({ model: FLASH, max_tokens: 100, messages: [{ role: 'user', content: 'Tell me a story' }] });
+    const texts: string[] = [];
+    stream.on('text', (t) => texts.push(t));
+    const err = (await stream.finalMessage().catch((e: unknown) => e)) as Error;
+    expect(texts).toEqual(['Once upon']);
+    expect(err.constructor.name).toBe('APIError');
+    expect(err.message).toContain('overloaded_error');
+  });
+});
