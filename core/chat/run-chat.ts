@@ -2,6 +2,7 @@ import type { CatalogModel, RouteTarget } from '../catalog.ts';
 import type { RequestContext } from '../context.ts';
 import { GatewayError, isGatewayError, toGatewayError } from '../errors.ts';
 import type { ChatRequest, ChatResult, SourceFamily, StreamEvent } from '../ir.ts';
+import { peekStream } from '../http/peek-stream.ts';
 import { checkModelAllowed } from '../keys.ts';
 import type { PassthroughCall, Upstream } from '../upstreams/types.ts';
 import { admitCall, meterOutcome, type AdmissionHint } from './meter-call.ts';
@@ -91,7 +92,14 @@ async function callRoute(ctx: RequestContext, upstream: Upstream, target: RouteT
   warnings.push(...routeWarnings);
   if (req.stream) {
     if (!res.body) throw new GatewayError('upstream', `Upstream "${target.provider}" sent an empty stream`);
-    return { kind: 'stream', events: res.body.pipeThrough(upstream.readStream(req)), target };
+    // An upstream whose first event is already an error (a throttling frame, an error chunk)
+    // gets a real HTTP status, and another route a turn, instead of a 200 with an error frame.
+    const { first, stream } = await peekStream(res.body.pipeThrough(upstream.readStream(req)));
+    if (first?.type === 'error') {
+      void stream.cancel().catch(() => {});
+      throw first.error;
+    }
+    return { kind: 'stream', events: stream, target };
   }
   let body: unknown;
   try {

@@ -1,5 +1,6 @@
 import type { RequestContext } from '../context.ts';
 import { copyResponseHeaders } from '../http/proxy-headers.ts';
+import { peekStream } from '../http/peek-stream.ts';
 import { withRequestId } from '../http/respond.ts';
 import type { Passthrough, PassthroughCall, Upstream } from '../upstreams/types.ts';
 import { sendUpstream, timeoutFor } from './send-upstream.ts';
@@ -16,7 +17,10 @@ export async function runPassthrough(ctx: RequestContext, upstream: Upstream, pa
   const res = await sendUpstream(ctx, target.provider, wire, timeoutFor(ctx, target.config.timeoutMs));
   if (!res.ok) throw await upstream.readError(res);
   const headers = withRequestId(ctx, copyResponseHeaders(res.headers, new Headers()));
-  const body = pass.readBody ? pass.readBody(res, call) : res.body;
-  if (pass.readBody) headers.set('content-type', call.stream ? 'text/event-stream; charset=utf-8' : 'application/json');
-  return new Response(body, { status: res.status, headers });
+  if (!pass.readBody) return new Response(res.body, { status: res.status, headers });
+  headers.set('content-type', call.stream ? 'text/event-stream; charset=utf-8' : 'application/json');
+  // A re-framed body errors its first read when the upstream failed before sending anything
+  // (Bedrock's exception frames): that is still a proper HTTP error, not a 200 with an error event.
+  const { stream } = await peekStream(pass.readBody(res, call));
+  return new Response(stream, { status: res.status, headers });
 }

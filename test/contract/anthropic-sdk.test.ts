@@ -140,6 +140,13 @@ describe.each(SDKS)('%s', (_name, Client, version) => {
       expect(replay).toHaveLength(3);
     });
 
+    it('an error as the first stream chunk becomes a real 429, not a 200 with an error event', async () => {
+      oss.reply(() => ({ chunks: ['data: {"error":{"message":"Rate limit reached for model","type":"rate_limit_exceeded","param":null,"code":"rate_limit_exceeded"}}\n\n'] }));
+      const err = (await client().messages.stream({ model: OSS, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }).finalMessage().catch((e: unknown) => e)) as Error & { status?: number };
+      expect(err.constructor.name).toBe('RateLimitError');
+      expect(err.status).toBe(429);
+    });
+
     it('count_tokens gives an estimate marked as such', async () => {
       const { data, response } = await client().messages.countTokens({ model: OSS, messages: [{ role: 'user', content: 'hello there, how are you today?' }] }).withResponse();
       expect(data.input_tokens).toBeGreaterThan(0);

@@ -164,12 +164,12 @@ describe.each(SDKS)('%s', (_name, Client) => {
       ]);
     });
 
-    it('a throttlingException frame before any chunk reaches the SDK as a rate_limit_error it raises', async () => {
+    it('a throttlingException frame before any chunk is a 429 RateLimitError (nothing was sent yet)', async () => {
       fake.reply(() => ({ frames: [exceptionFrame('throttlingException', { message: 'Too many requests, please wait before trying again.' })] }));
       const err = await caught(client().messages.stream({ model: CLAUDE, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }).finalMessage());
-      // Headers went out when Bedrock answered 200, so this is Anthropic's mid-stream `event: error`.
-      expect(err?.constructor.name).toBe('APIError');
-      expect(err?.message).toContain('rate_limit_error');
+      // The gateway waits for the first frame before committing the response, so the status is real.
+      expect(err?.constructor.name).toBe('RateLimitError');
+      expect(err?.status).toBe(429);
       expect(err?.message).toContain('Too many requests, please wait before trying again.');
     });
 

@@ -26,8 +26,12 @@ export function readBedrockPassthroughBody(res: Response, call: PassthroughCall)
  */
 export function writeAnthropicSse(): TransformStream<EventStreamFrame, Uint8Array> {
   let failed = false;
+  let sent = false;
   const fail = (controller: TransformStreamDefaultController<Uint8Array>, error: GatewayError) => {
     failed = true;
+    // Before any event the response is not committed yet: erroring lets the pipeline answer
+    // with the error's own status (429 for throttling) instead of a 200 carrying an error event.
+    if (!sent) return controller.error(error);
     controller.enqueue(errorFrame(error));
     controller.terminate();
   };
@@ -47,6 +51,7 @@ export function writeAnthropicSse(): TransformStream<EventStreamFrame, Uint8Arra
       if (typeof type !== 'string' || data === undefined) return fail(controller, new GatewayError('upstream', 'Bedrock sent a stream chunk that is not an Anthropic event'));
       // Bedrock's usage report rides on the last event; Anthropic clients have no field for it.
       if (data.includes(METRICS)) data = withoutMetrics(data);
+      sent = true;
       controller.enqueue(encoder.encode(`event: ${type}\ndata: ${data}\n\n`));
     },
   });

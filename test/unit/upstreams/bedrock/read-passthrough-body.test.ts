@@ -54,12 +54,14 @@ describe('readBedrockPassthroughBody', () => {
   });
 
   it.each([
-    ['serviceUnavailableException', 'overloaded_error'],
-    ['modelStreamErrorException', 'api_error'],
-    ['validationException', 'invalid_request_error'],
-  ])('maps %s to %s', async (exception, type) => {
-    const body = readBedrockPassthroughBody(streamOf([exceptionFrame(exception, { message: 'm' })]), call({}));
-    expect(await text(body)).toBe(sse('error', `{"type":"error","error":{"type":"${type}","message":"m"}}`));
+    ['serviceUnavailableException', 'overloaded_error', 'overloaded'],
+    ['modelStreamErrorException', 'api_error', 'upstream'],
+    ['validationException', 'invalid_request_error', 'invalid_request'],
+  ])('maps %s to %s mid-stream, and fails the first read (so the client gets a status) before any event', async (exception, type, kind) => {
+    const after = readBedrockPassthroughBody(streamOf([chunkFrame(events[0]!), exceptionFrame(exception, { message: 'm' })]), call({}));
+    expect(await text(after)).toBe(sse('message_start', events[0]!) + sse('error', `{"type":"error","error":{"type":"${type}","message":"m"}}`));
+    const first = readBedrockPassthroughBody(streamOf([exceptionFrame(exception, { message: 'm' })]), call({}));
+    await expect(text(first)).rejects.toMatchObject({ brand: 'GatewayError', kind, message: 'm' });
   });
 
   it('ends with an error event on a corrupted frame or a chunk that is not an Anthropic event', async () => {
@@ -69,9 +71,10 @@ describe('readBedrockPassthroughBody', () => {
       sse('message_start', events[0]!) +
         sse('error', '{"type":"error","error":{"type":"api_error","message":"Bedrock sent a malformed event stream: message CRC mismatch"}}'),
     );
-    expect(await text(readBedrockPassthroughBody(streamOf([eventFrame('chunk', { bytes: btoa('not json') })]), call({})))).toBe(
-      sse('error', '{"type":"error","error":{"type":"api_error","message":"Bedrock sent a stream chunk that is not an Anthropic event"}}'),
-    );
+    await expect(text(readBedrockPassthroughBody(streamOf([eventFrame('chunk', { bytes: btoa('not json') })]), call({})))).rejects.toMatchObject({
+      kind: 'upstream',
+      message: 'Bedrock sent a stream chunk that is not an Anthropic event',
+    });
   });
 
   it('relays a non-streaming message untouched', async () => {
