@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 
 /**
  * node:http request → web Request. The AbortController fires when the client goes away before
@@ -21,7 +21,7 @@ export function readNodeRequest(req: IncomingMessage, res: ServerResponse): Requ
     method,
     headers,
     signal: controller.signal,
-    body: hasBody ? (Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>) : undefined,
+    body: hasBody ? readWebStream(req) : undefined,
     // @ts-expect-error: Node's RequestInit needs duplex for stream bodies; the DOM type lacks it.
     duplex: 'half',
   });
@@ -47,8 +47,9 @@ export async function writeNodeResponse(response: Response, res: ServerResponse,
     return;
   }
   res.writeHead(response.status, response.statusText, headers);
-  // Streams must not wait for the first body chunk to show their headers.
-  res.flushHeaders();
+  // A stream must show its headers before its first event, which may be a while; a JSON body
+  // goes out with its headers in one write instead.
+  if (headers['content-type']?.toString().startsWith('text/event-stream')) res.flushHeaders();
   const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => {});
   res.once('close', cancel);
@@ -77,4 +78,49 @@ export async function writeNodeResponse(response: Response, res: ServerResponse,
   } finally {
     res.off('close', cancel);
   }
+}
+
+/**
+ * A Node Readable as a web ReadableStream that pulls one chunk per read (backpressure kept) and
+ * destroys the source when the reader cancels (client gone → upstream connection dropped).
+ */
+export function readWebStream(source: Readable): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        source.on('error', (err) => controller.error(err));
+        source.on('end', () => {
+          try {
+            controller.close();
+          } catch {
+            // already errored or cancelled
+          }
+        });
+      },
+      pull(controller) {
+        return new Promise<void>((resolve) => {
+          const chunk = source.read() as Buffer | null;
+          if (chunk !== null) {
+            controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+            return resolve();
+          }
+          const ready = () => {
+            source.off('readable', ready);
+            source.off('end', ready);
+            source.off('error', ready);
+            const next = source.read() as Buffer | null;
+            if (next !== null) controller.enqueue(new Uint8Array(next.buffer, next.byteOffset, next.byteLength));
+            resolve();
+          };
+          source.on('readable', ready);
+          source.on('end', ready);
+          source.on('error', ready);
+        });
+      },
+      cancel(reason) {
+        source.destroy(reason instanceof Error ? reason : undefined);
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import process from 'node:process';
 import { buildDefaultConfig, createGateway, readConfig, type Gateway, type GatewayConfig, type GatewayOptions } from '../core/index.ts';
+import { createLogWriter } from './log-writer.ts';
 import { openStorage } from './storage/open-storage.ts';
 
 export interface StartupOptions extends Omit<GatewayOptions, 'env'> {
@@ -48,7 +49,9 @@ export async function startGateway(options: StartupOptions = {}): Promise<Starte
   }
   const storage = config.storage || options.defaultStorage !== false ? await openStorage(config) : undefined;
   const { argv: _argv, env: _env, configJson: _json, defaultStorage: _default, say: _say, ...gatewayOptions } = options;
+  const logWriter = gatewayOptions.log ? undefined : createLogWriter();
   const gateway = createGateway(config, {
+    ...(logWriter && { log: logWriter.log }),
     ...gatewayOptions,
     ...(storage && {
       keys: storage.keys,
@@ -58,7 +61,13 @@ export async function startGateway(options: StartupOptions = {}): Promise<Starte
   });
   say(`switchyard: keys and usage: ${storage ? storage.description : 'static keys from the configuration, no usage records'}`);
   describeModels(gateway, say);
-  return { ...gateway, close: async () => storage?.close() };
+  return {
+    ...gateway,
+    close: async () => {
+      logWriter?.flush();
+      await storage?.close();
+    },
+  };
 }
 
 function parseJson(text: string, what: string): unknown {

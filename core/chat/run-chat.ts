@@ -6,6 +6,7 @@ import { peekStream } from '../http/peek-stream.ts';
 import { checkModelAllowed } from '../keys.ts';
 import type { PassthroughCall, Upstream } from '../upstreams/types.ts';
 import { admitCall, meterOutcome, type AdmissionHint } from './meter-call.ts';
+import { readUpstreamError } from './read-upstream-error.ts';
 import { isTransientUpstreamError } from './retryable.ts';
 import { runPassthrough } from './run-passthrough.ts';
 import { sendUpstream, timeoutFor } from './send-upstream.ts';
@@ -88,7 +89,7 @@ async function callRoute(ctx: RequestContext, upstream: Upstream, target: RouteT
     throw err;
   }
   const res = await sendUpstream(ctx, target.provider, wire, timeoutFor(ctx, target.config.timeoutMs));
-  if (!res.ok) throw await upstream.readError(res);
+  if (!res.ok) throw await readUpstreamError(upstream, res);
   warnings.push(...routeWarnings);
   if (req.stream) {
     if (!res.body) throw new GatewayError('upstream', `Upstream "${target.provider}" sent an empty stream`);

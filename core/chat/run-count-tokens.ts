@@ -1,6 +1,7 @@
 import type { CatalogModel, RouteTarget } from '../catalog.ts';
 import type { RequestContext } from '../context.ts';
 import { isGatewayError } from '../errors.ts';
+import { toClientError } from './read-upstream-error.ts';
 import { isTransientUpstreamError } from './retryable.ts';
 import type { ChatRequest, SourceFamily } from '../ir.ts';
 import { checkModelAllowed } from '../keys.ts';
@@ -73,7 +74,7 @@ export async function runCountTokens(call: CountCall): Promise<CountOutcome> {
         if (counterRefused(err)) {
           return { kind: 'count', inputTokens: estimateInputTokens(ir), source: 'estimate', target };
         }
-        throw err;
+        throw toClientError(err);
       }
     } catch (err) {
       if (!isGatewayError(err) || !isTransientUpstreamError(err)) throw err;

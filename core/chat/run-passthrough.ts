@@ -3,6 +3,7 @@ import { copyResponseHeaders } from '../http/proxy-headers.ts';
 import { peekStream } from '../http/peek-stream.ts';
 import { withRequestId } from '../http/respond.ts';
 import type { Passthrough, PassthroughCall, Upstream } from '../upstreams/types.ts';
+import { readUpstreamError } from './read-upstream-error.ts';
 import { sendUpstream, timeoutFor } from './send-upstream.ts';
 
 /**
@@ -15,7 +16,7 @@ export async function runPassthrough(ctx: RequestContext, upstream: Upstream, pa
   const { target } = call;
   const wire = await pass.writeRequest(call);
   const res = await sendUpstream(ctx, target.provider, wire, timeoutFor(ctx, target.config.timeoutMs));
-  if (!res.ok) throw await upstream.readError(res);
+  if (!res.ok) throw await readUpstreamError(upstream, res);
   const headers = withRequestId(ctx, copyResponseHeaders(res.headers, new Headers()));
   if (!pass.readBody) return new Response(res.body, { status: res.status, headers });
   headers.set('content-type', call.stream ? 'text/event-stream; charset=utf-8' : 'application/json');

@@ -180,6 +180,14 @@ describe.each(SDKS)('%s', (_name, Client, version) => {
       expect(err.status).toBe(status);
     });
 
+    it('the provider rejecting the gateway\'s own credentials is a 502, never a 401 blaming the client key', async () => {
+      anthropic.reply(() => ({ status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } }));
+      const err = (await client().messages.create({ model: CLAUDE, max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as Error & { status: number };
+      expect(err.status).toBe(502);
+      expect(err.constructor.name).toBe('InternalServerError');
+      expect(err.message).toContain("rejected the gateway's credentials");
+    });
+
     it('upstream 529 overloaded stays 529 (OverloadedError in 1.x)', async () => {
       anthropic.reply(() => ({ status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }));
       const err = (await client().messages.create({ model: CLAUDE, max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as Error & { status: number };

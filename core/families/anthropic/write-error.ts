@@ -21,5 +21,8 @@ export interface AnthropicErrorBody {
 }
 
 export function writeAnthropicError(err: GatewayError): { status: number; body: AnthropicErrorBody } {
-  return { status: err.status, body: { type: 'error', error: { type: TYPE_BY_KIND[err.kind], message: err.message } } };
+  // Overload is 529 on this API whatever status the upstream used (503 from OpenAI-compatible hosts
+  // and Gemini): Claude Code and the SDK (OverloadedError) recognise it by that status (pitfall 20).
+  const status = err.kind === 'overloaded' ? 529 : err.status;
+  return { status, body: { type: 'error', error: { type: TYPE_BY_KIND[err.kind], message: err.message } } };
 }

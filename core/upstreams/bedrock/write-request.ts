@@ -1,6 +1,7 @@
 /** @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html */
 import { GatewayError } from '../../errors.ts';
 import type { CacheMark, ChatRequest, ToolDef } from '../../ir.ts';
+import { volatileLast } from '../openai/write-messages.ts';
 import type { Warn } from '../types.ts';
 import { type BedrockContentBlock, writeBedrockPart, writeCachePoint } from './write-content.ts';
 
@@ -42,7 +43,8 @@ export function writeBedrockConverseRequest(req: ChatRequest, warn: Warn): Bedro
     if (text.trim()) system.push({ text });
     if (cache) system.push(writeCachePoint(cache));
   };
-  for (const part of req.system) pushSystem(part.text, part.cache);
+  // Claude Code's per-request billing block would put every cachePoint's prefix out of reach.
+  for (const part of volatileLast(req.system)) pushSystem(part.text, part.cache);
 
   const names = new Set<string>();
   const messages: BedrockMessage[] = [];

@@ -1,6 +1,7 @@
 /** @see https://ai.google.dev/api/generate-content#request-body */
 import { GatewayError } from '../../errors.ts';
 import type { ChatRequest } from '../../ir.ts';
+import { volatileLast } from '../openai/write-messages.ts';
 import type { UpstreamRequest, Warn } from '../types.ts';
 import { geminiHeaders, geminiUrl, type GeminiProviderConfig } from './endpoint.ts';
 import { writeGeminiContents } from './write-contents.ts';
@@ -22,7 +23,8 @@ export function writeGeminiRequest(req: ChatRequest, config: GeminiProviderConfi
 
 /** ChatRequest → GenerateContentRequest body (also what countTokens wraps). */
 export function writeGeminiBody(req: ChatRequest, warn: Warn): GeminiGenerateContentRequest {
-  const system = req.system.filter((p) => p.text).map((p) => ({ text: p.text }));
+  // Gemini caches implicitly by prefix: Claude Code's per-request billing block goes last.
+  const system = volatileLast(req.system).filter((p) => p.text).map((p) => ({ text: p.text }));
   // Written in body order, so the warnings come in that order too.
   const contents = writeGeminiContents(req.messages, req.model, warn);
   const tools = writeGeminiTools(req.tools, req.toolChoice, warn);

@@ -17,9 +17,11 @@ export function readOpenAIResponse(body: unknown, req: ChatRequest, name: string
   }
   const choice = completion.choices?.find((c) => (c.index ?? 0) === 0) ?? completion.choices?.[0];
   const message: OpenAIMessageFields = choice?.message ?? {};
-  const parts = readMessageParts(message);
+  const parts = readMessageParts(message, typeof completion.id === 'string' ? completion.id : '');
   let finish: FinishReason = mapOpenAIFinishReason(choice?.finish_reason);
-  if (finish === 'stop' && message.refusal) finish = 'refusal';
+  // Gemini's OpenAI-compatible endpoint answers tool calls with "stop" (pitfall 15).
+  if (finish === 'stop' && parts.some((p) => p.type === 'tool-call')) finish = 'tool-calls';
+  else if (finish === 'stop' && message.refusal) finish = 'refusal';
   return {
     id: typeof completion.id === 'string' ? completion.id : '',
     model: typeof completion.model === 'string' && completion.model ? completion.model : req.model,
@@ -29,7 +31,7 @@ export function readOpenAIResponse(body: unknown, req: ChatRequest, name: string
   };
 }
 
-function readMessageParts(message: OpenAIMessageFields): Part[] {
+function readMessageParts(message: OpenAIMessageFields, completionId: string): Part[] {
   const parts: Part[] = [];
   let reasoning = firstText(message.reasoning_content, message.reasoning);
   let content = typeof message.content === 'string' ? message.content : '';
@@ -42,11 +44,13 @@ function readMessageParts(message: OpenAIMessageFields): Part[] {
   if (reasoning) parts.push({ type: 'reasoning', text: reasoning, signature: mintReasoningSignature(reasoning) });
   if (content) parts.push({ type: 'text', text: content });
   if (message.refusal) parts.push({ type: 'text', text: message.refusal });
+  // Invented ids must differ between answers too: a conversation holds many turns' calls.
+  const stem = completionId.replace(/[^A-Za-z0-9_-]/g, '') || Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('');
   for (const [i, call] of (message.tool_calls ?? []).entries()) {
     if (call.type !== undefined && call.type !== 'function') continue;
     parts.push({
       type: 'tool-call',
-      id: call.id || `call_${i}`,
+      id: call.id || `call_${stem}_${i}`,
       name: call.function?.name ?? '',
       input: readOpenAIToolInput(call.function?.arguments),
     });

@@ -26,13 +26,16 @@ export function readOpenAIChunks(req: ChatRequest, name: string): TransformStrea
   const emit = (event: StreamEvent) => sink.enqueue(event);
   const blocks = createStreamBlocks(emit);
   let streamId = '';
-  const tools = createStreamToolCalls(blocks, (n) => `call_${streamId.replace(/[^A-Za-z0-9_-]/g, '')}_${n}`, name);
+  // Hosts without ids (Gemini's OpenAI endpoint) often send no stream id either: the stem must
+  // still differ per answer, or every turn's first call would share one id.
+  const tools = createStreamToolCalls(blocks, (n) => `call_${streamId.replace(/[^A-Za-z0-9_-]/g, '') || randomStem()}_${n}`, name);
   const think = readThinkTags();
   let started = false;
   let done = false;
   let finish: FinishReason | undefined;
   let refused = false;
   let reasoningField = false;
+  let called = false;
   let usage: Usage | undefined;
 
   const closeBlocks = () => {
@@ -43,7 +46,10 @@ export function readOpenAIChunks(req: ChatRequest, name: string): TransformStrea
   const end = () => {
     closeBlocks();
     const reason = finish ?? 'stop';
-    emit({ type: 'finish', reason: reason === 'stop' && refused ? 'refusal' : reason, usage: usage ?? emptyUsage() });
+    // Gemini's OpenAI-compatible endpoint ends tool-call turns with "stop"; a client told the turn
+    // simply ended would never run the tools (pitfall 15).
+    const final = reason === 'stop' && called ? 'tool-calls' : reason === 'stop' && refused ? 'refusal' : reason;
+    emit({ type: 'finish', reason: final, usage: usage ?? emptyUsage() });
     done = true;
   };
 
@@ -62,7 +68,10 @@ export function readOpenAIChunks(req: ChatRequest, name: string): TransformStrea
       refused = true;
       blocks.append('text', delta.refusal);
     }
-    for (const fragment of delta.tool_calls ?? []) tools.push(fragment);
+    for (const fragment of delta.tool_calls ?? []) {
+      called = true;
+      tools.push(fragment);
+    }
   };
 
   const read = (message: SseMessage) => {
@@ -119,6 +128,11 @@ export function readOpenAIChunks(req: ChatRequest, name: string): TransformStrea
       else end();
     },
   });
+}
+
+function randomStem(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 function firstText(...values: Array<string | null | undefined>): string {

@@ -12,6 +12,14 @@ import type { OpenAIMessage, OpenAIToolCall } from './types.ts';
  */
 const VOLATILE = /^\s*x-anthropic-billing-header\b/;
 
+/**
+ * System parts with the per-request ones moved to the end, order otherwise kept. Every upstream
+ * that caches by prefix (implicitly, or up to a Bedrock cachePoint) needs this.
+ */
+export function volatileLast<T extends { text: string }>(parts: readonly T[]): T[] {
+  return [...parts.filter((p) => !VOLATILE.test(p.text)), ...parts.filter((p) => VOLATILE.test(p.text))];
+}
+
 export function writeOpenAIMessages(req: ChatRequest, ctx: TurnContext): OpenAIMessage[] {
   const out: OpenAIMessage[] = [];
   const system = writeSystem(req.system);
@@ -25,9 +33,7 @@ export function writeOpenAIMessages(req: ChatRequest, ctx: TurnContext): OpenAIM
 }
 
 function writeSystem(parts: TextPart[]): OpenAIMessage | undefined {
-  const stable = parts.filter((p) => !VOLATILE.test(p.text));
-  const volatile = parts.filter((p) => VOLATILE.test(p.text));
-  const text = [...stable, ...volatile].map((p) => p.text).filter(Boolean).join('\n\n');
+  const text = volatileLast(parts).map((p) => p.text).filter(Boolean).join('\n\n');
   return text ? { role: 'system', content: text } : undefined;
 }
 
