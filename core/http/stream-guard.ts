@@ -6,19 +6,30 @@
  */
 export function withErrorFrame<T>(source: ReadableStream<T>, toFrames: (err: unknown) => T[]): ReadableStream<T> {
   const reader = source.getReader();
-  return new ReadableStream<T>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      } catch (err) {
-        for (const frame of toFrames(err)) controller.enqueue(frame);
-        controller.close();
-      }
+  // After the client cancels, the read pending at that moment settles too; the stream it would
+  // feed is closed by then and must not be touched again.
+  let cancelled = false;
+  return new ReadableStream<T>(
+    {
+      async pull(controller) {
+        let result: ReadableStreamReadResult<T>;
+        try {
+          result = await reader.read();
+        } catch (err) {
+          if (cancelled) return;
+          for (const frame of toFrames(err)) controller.enqueue(frame);
+          controller.close();
+          return;
+        }
+        if (cancelled) return;
+        if (result.done) controller.close();
+        else controller.enqueue(result.value);
+      },
+      cancel(reason) {
+        cancelled = true;
+        return reader.cancel(reason);
+      },
     },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStorage } from '../../adapters/storage/open-storage.ts';
 import { accountingConfig } from './contract.ts';
+import { spawnServer, stopServer, tsxLoader } from './fixtures/spawn-server.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sy-cli-'));
@@ -78,5 +79,31 @@ describe('CLI against a SQLite configuration', () => {
     const unknown = await cli(['--config', configPath, 'keys', 'create', '--name', 'y', '--models', 'm,nope']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('--models: no model named "nope" in the configuration');
+  });
+});
+
+describe('CLI and server without any configuration (SQLite at ./data/switchyard.db)', () => {
+  // A directory with no switchyard.json and no SWITCHYARD_* or provider variables: the README's first run.
+  const cwd = join(dir, 'bare');
+  mkdirSync(cwd);
+  const env = { PATH: process.env.PATH ?? '', HOME: cwd };
+
+  it('keys create writes ./data/switchyard.db, and a config-less server started there accepts the key', async () => {
+    const created = await execute(process.execPath, ['--import', tsxLoader, join(root, 'adapters/cli.ts'), 'keys', 'create', '--name', 'x'], { cwd, env });
+    const secret = /^(sy-[0-9a-f]{48})$/m.exec(created.stdout)?.[1];
+    expect(secret).toBeDefined();
+    expect(existsSync(join(cwd, 'data/switchyard.db'))).toBe(true);
+
+    const { child, url, log } = await spawnServer([], { cwd, env: { ...env, SWITCHYARD_KEY: 'sy-static-key-for-the-bare-test' } });
+    try {
+      expect(log()).toContain(`keys and usage: sqlite ./data/switchyard.db`);
+      const listed = await fetch(`${url}/api/openai/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
+      expect(listed.status).toBe(200);
+      expect(await listed.json()).toEqual({ object: 'list', data: [] });
+      const wrong = `${secret!.slice(0, -1)}${secret!.endsWith('0') ? '1' : '0'}`;
+      expect((await fetch(`${url}/api/openai/v1/models`, { headers: { authorization: `Bearer ${wrong}` } })).status).toBe(401);
+    } finally {
+      expect(await stopServer(child)).toBe(0);
+    }
   });
 });
