@@ -9,6 +9,7 @@ import { admitCall, meterOutcome, type AdmissionHint } from './meter-call.ts';
 import { readUpstreamError } from './read-upstream-error.ts';
 import { isTransientUpstreamError } from './retryable.ts';
 import { runPassthrough } from './run-passthrough.ts';
+import { selectPassthrough } from './select-passthrough.ts';
 import { sendUpstream, timeoutFor } from './send-upstream.ts';
 
 export type ChatOutcome =
@@ -64,9 +65,9 @@ async function runRoutes(call: ChatCall): Promise<ChatOutcome> {
     const upstream = ctx.services.upstreams.get(target.provider)!;
     ctx.provider = target.provider;
     try {
-      const pass = upstream.passthrough;
-      if (call.passthrough && pass?.family === call.family && (pass.accepts?.(target) ?? true)) {
-        return { kind: 'response', response: await runPassthrough(ctx, upstream, pass, { ...call.passthrough, target }), target };
+      const pass = call.passthrough && selectPassthrough(upstream, target, call.family);
+      if (pass) {
+        return { kind: 'response', response: await runPassthrough(ctx, upstream, pass, { ...call.passthrough!, target }), target };
       }
       ir ??= call.request();
       return await callRoute(ctx, upstream, target, { ...ir, model: target.upstreamModel }, call.warnings);

@@ -8,6 +8,7 @@ import { checkModelAllowed } from '../keys.ts';
 import type { PassthroughCall } from '../upstreams/types.ts';
 import { estimateInputTokens } from './estimate-tokens.ts';
 import { runPassthrough } from './run-passthrough.ts';
+import { selectPassthrough } from './select-passthrough.ts';
 import { sendUpstream, timeoutFor } from './send-upstream.ts';
 
 /** Response header telling clients whether a count came from the provider or is our estimate. */
@@ -43,10 +44,10 @@ export async function runCountTokens(call: CountCall): Promise<CountOutcome> {
     const upstream = ctx.services.upstreams.get(target.provider)!;
     ctx.provider = target.provider;
     try {
-      const pass = upstream.passthrough;
-      if (call.passthrough && pass?.family === call.family && (pass.accepts?.(target) ?? true)) {
+      const pass = call.passthrough && selectPassthrough(upstream, target, call.family);
+      if (pass) {
         try {
-          const response = await runPassthrough(ctx, upstream, pass, { ...call.passthrough, target });
+          const response = await runPassthrough(ctx, upstream, pass, { ...call.passthrough!, target });
           response.headers.set(TOKEN_COUNT_HEADER, 'upstream');
           return { kind: 'response', response, target };
         } catch (err) {

@@ -12,7 +12,7 @@ export function withErrorFrame<T>(source: ReadableStream<T>, toFrames: (err: unk
   return new ReadableStream<T>(
     {
       async pull(controller) {
-        let result: ReadableStreamReadResult<T>;
+        let result: ReadableStreamDefaultReadResult<T>;
         try {
           result = await reader.read();
         } catch (err) {
