@@ -12,7 +12,7 @@ export function withErrorFrame<T>(source: ReadableStream<T>, toFrames: (err: unk
   return new ReadableStream<T>(
     {
       async pull(controller) {
-        let result: ReadableStreamDefaultReadResult<T>;
+        let result: Awaited<ReturnType<typeof reader.read>>;
         try {
           result = await reader.read();
         } catch (err) {
