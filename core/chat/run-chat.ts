@@ -67,7 +67,7 @@ async function runRoutes(call: ChatCall): Promise<ChatOutcome> {
     try {
       const pass = call.passthrough && selectPassthrough(upstream, target, call.family);
       if (pass) {
-        return { kind: 'response', response: await runPassthrough(ctx, upstream, pass, { ...call.passthrough!, target }), target };
+        return { kind: 'response', response: await runPassthrough(ctx, upstream, pass, { ...call.passthrough!, target, warn: (message) => call.warnings.push(message) }), target };
       }
       ir ??= call.request();
       return await callRoute(ctx, upstream, target, { ...ir, model: target.upstreamModel }, call.warnings);

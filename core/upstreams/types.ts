@@ -65,4 +65,6 @@ export interface PassthroughCall {
   headers: Headers;
   action: 'messages' | 'count_tokens' | 'generateContent' | 'streamGenerateContent' | 'countTokens';
   stream: boolean;
+  /** Reports what the fast path had to change after all (e.g. foreign thinking blocks removed). */
+  warn?: Warn;
 }

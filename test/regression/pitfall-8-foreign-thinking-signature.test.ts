@@ -85,8 +85,10 @@ describe('pitfall 8: Claude-style client switching to a Claude model mid-session
     ['Claude on Bedrock', 'acme.bedrock-claude'],
   ])('gpt-oss reasoning (sy1.openai) is not sent to %s; the tool turn still is', async (_name, model) => {
     const messages = await historyFromGptOss();
-    const answer = await client().messages.create({ model, max_tokens: 512, tools: [readTool], messages });
+    const { data: answer, response } = await client().messages.create({ model, max_tokens: 512, tools: [readTool], messages }).withResponse();
     expect(answer.content).toEqual([{ type: 'text', text: 'Done.' }]);
+    // The fast path says what it changed, like the translated path does.
+    expect(response.headers.get('x-switchyard-warnings')).toMatch(/1 thinking block\(s\) signed by another provider were dropped/);
     const sent = model === 'acme.bedrock-claude' ? aws.calls[0]!.json : claude.requests[0]!.json;
     expect(thinkingBlocks(sent.messages)).toEqual([]);
     expect(sent.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'tool_use', id: 'call_a', name: 'read_file', input: { path: 'a.ts' } }] });

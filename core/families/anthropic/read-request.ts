@@ -60,7 +60,7 @@ export function readAnthropicRequest(body: MessagesRequest | CountTokensRequest,
 
   const { effort, format, ...otherOutput } = body.output_config ?? {};
   if (body.thinking) {
-    const thinking = readThinking(body.thinking);
+    const thinking = readThinking(body.thinking, warn);
     if (thinking) req.thinking = effort ? { ...thinking, effort } : thinking;
     else extra.thinking = body.thinking;
   }
@@ -193,8 +193,13 @@ function readToolChoice(c: AnthropicToolChoice): ToolChoice {
   return { type: c.type as 'auto' | 'any', ...parallel };
 }
 
-function readThinking(t: AnthropicThinking): ThinkingConfig | undefined {
-  const display = 'display' in t && t.display ? { display: t.display as 'summarized' | 'omitted' } : {};
+const DISPLAYS = new Set(['summarized', 'omitted']);
+
+function readThinking(t: AnthropicThinking, warn: Warn): ThinkingConfig | undefined {
+  const asked = 'display' in t ? (t.display as string | null | undefined) : undefined;
+  // Other display modes only change how reasoning is shown, never the answer: shown as summaries.
+  if (asked && !DISPLAYS.has(asked)) warn(`thinking.display "${asked}" has no equivalent on this route; reasoning is shown as "summarized"`);
+  const display = asked ? { display: (DISPLAYS.has(asked) ? asked : 'summarized') as 'summarized' | 'omitted' } : {};
   if (t.type === 'enabled') return { mode: 'enabled', budgetTokens: (t as { budget_tokens: number }).budget_tokens, ...display };
   if (t.type === 'adaptive') return { mode: 'adaptive', ...display };
   if (t.type === 'disabled') return { mode: 'disabled' };

@@ -172,7 +172,8 @@ export const AnthropicToolChoice = v.variant(
   'must be "auto", "any", "tool" or "none"',
 );
 
-const Display = v.nullish(v.picklist(['summarized', 'omitted'], 'must be "summarized" or "omitted"'));
+// Newer values pass (Claude Code sends "updates" with the thinking-display-updates beta); the reader maps the known ones.
+const Display = v.nullish(Str);
 export const AnthropicThinking = v.variant(
   'type',
   [

@@ -2,7 +2,7 @@
 import { GatewayError } from '../../errors.ts';
 import type { UpstreamKind } from '../../ir.ts';
 import { readSignature } from '../../signature.ts';
-import type { PassthroughCall, UpstreamRequest } from '../types.ts';
+import type { PassthroughCall, UpstreamRequest, Warn } from '../types.ts';
 import { anthropicUrl, writeAnthropicHeaders } from './write-headers.ts';
 import type { AnthropicConfig } from './wire-types.ts';
 
@@ -22,7 +22,7 @@ export function writeAnthropicPassthrough(call: PassthroughCall, config: Anthrop
   return {
     url: anthropicUrl(config, path),
     headers: writeAnthropicHeaders(config, version, beta),
-    body: JSON.stringify({ ...withoutForeignThinking(call.body, 'anthropic'), model: call.target.upstreamModel }),
+    body: JSON.stringify({ ...withoutForeignThinking(call.body, 'anthropic', call.warn), model: call.target.upstreamModel }),
   };
 }
 
@@ -35,9 +35,10 @@ type Block = { type?: unknown; signature?: unknown };
  * blocks are removed and an envelope of `origin` itself is unwrapped. With nothing to change the
  * body is returned as it is (the same object).
  */
-export function withoutForeignThinking(body: Record<string, unknown>, origin: UpstreamKind): Record<string, unknown> {
+export function withoutForeignThinking(body: Record<string, unknown>, origin: UpstreamKind, warn?: Warn): Record<string, unknown> {
   if (!Array.isArray(body.messages)) return body;
   let changed = false;
+  let dropped = 0;
   const messages = body.messages.flatMap((message: { content?: unknown }) => {
     if (!Array.isArray(message?.content)) return [message];
     let touched = false;
@@ -45,11 +46,15 @@ export function withoutForeignThinking(body: Record<string, unknown>, origin: Up
       const sig = block?.type === 'thinking' && typeof block.signature === 'string' ? readSignature(block.signature, 'anthropic') : undefined;
       if (!sig || sig.value === block.signature) return [block];
       touched = true;
-      return sig.origin === origin ? [{ ...block, signature: sig.value }] : [];
+      if (sig.origin === origin) return [{ ...block, signature: sig.value }];
+      dropped++;
+      return [];
     });
     if (!touched) return [message];
     changed = true;
     return content.length ? [{ ...message, content }] : [];
   });
-  return changed ? { ...body, messages } : body;
+  if (!changed) return body;
+  if (dropped) warn?.(`${dropped} thinking block(s) signed by another provider were dropped (${origin} would reject their signatures)`);
+  return { ...body, messages };
 }

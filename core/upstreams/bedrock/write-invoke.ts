@@ -67,11 +67,12 @@ export function writeBedrockInvokeBody(req: ChatRequest, warn: Warn): Record<str
  * both), anthropic_version set, the client's betas (header and any body array) filtered, and
  * thinking signed by other upstreams removed.
  */
-export function writeBedrockPassthroughBody(clientBody: Record<string, unknown>, betaHeader: string | null): Record<string, unknown> {
-  const { model: _model, stream: _stream, anthropic_version: _version, anthropic_beta: bodyBetas, ...rest } = withoutForeignThinking(clientBody, 'bedrock');
+export function writeBedrockPassthroughBody(clientBody: Record<string, unknown>, betaHeader: string | null, warn?: Warn): Record<string, unknown> {
+  const { model: _model, stream: _stream, anthropic_version: _version, anthropic_beta: bodyBetas, ...rest } = withoutForeignThinking(clientBody, 'bedrock', warn);
   const body: Record<string, unknown> = { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest };
   const values = [...(betaHeader ? [betaHeader] : []), ...(Array.isArray(bodyBetas) ? bodyBetas.filter((b): b is string => typeof b === 'string') : [])];
-  const { kept } = filterBedrockBetas(values);
+  const { kept, dropped } = filterBedrockBetas(values);
+  if (dropped.length) warn?.(`anthropic-beta values Bedrock does not accept were dropped: ${dropped.join(', ')}`);
   if (kept.length) body.anthropic_beta = kept;
   return body;
 }
