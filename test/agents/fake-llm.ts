@@ -9,11 +9,16 @@ import type { AddressInfo } from 'node:net';
  * - `{url}/openai/v1`: OpenAI chat completions (JSON or SSE with `reasoning` and `tool_calls` deltas, `[DONE]`)
  * - `{url}/gemini`: Gemini `/v1beta/models/{m}:generateContent`, `:streamGenerateContent?alt=sse`, `:countTokens`
  *
- * Script: a prompt asking to "list files" gets a tool call on a listing tool the agent actually
- * offered (Bash/Glob/LS, list_directory/run_shell_command); once a tool result is in the history the
- * answer quotes a file name from it. Requests asking for JSON get a value built from their schema;
- * anything else gets a short text. Like the real providers, each surface also refuses the request
- * shapes real clients trip over (see `check*`), so a translation bug shows up as the provider's 400.
+ * Script: a prompt asking to "list files" gets a short preamble and a parallel call of the first two
+ * listing tools the agent actually offered (Bash + Glob for Claude Code, list_directory + glob for
+ * Gemini CLI); once tool results are in the history, the answer names the alphabetically first file
+ * in them. Requests asking for JSON (titles, checks) get a value built from their schema; anything
+ * else gets a short text. Thinking is answered the way each provider does (Anthropic signed thinking
+ * blocks, signature-only with `display: "omitted"`; Gemini thought parts and thoughtSignatures, ids on
+ * Gemini 3 calls; gpt-oss `reasoning` deltas), and each surface refuses the request shapes real
+ * clients trip over (see `check*`), so a translation bug shows up as the provider's 400. One rule is
+ * the gateway's contract rather than a documented provider 400: id-less function responses must
+ * follow call order, because Gemini pairs them by position (protocol digest C4).
  */
 
 export type UpstreamKind = 'anthropic' | 'openai' | 'gemini';
@@ -24,7 +29,7 @@ export interface FakeCall {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: any;
-  /** What the fake answered: `tool:<name>`, `text`, `json`, `count`, `list` or `error:<status> <message>`. */
+  /** What the fake answered: `tool:<name>+<name>`, `text`, `json`, `count`, `list` or `error:<status> <message>`. */
   answer?: string;
 }
 
@@ -231,7 +236,6 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     // Gemini 3 names every call and signs the first call of a step; 2.5 leaves the id out.
     const callParts = decision.calls.map((c, i) => {
       const id = gemini3 ? `fc-fake${seq}-${i}` : undefined;
-      if (id) issued.gemini.add(id);
       return { functionCall: { ...(id ? { id } : {}), name: c.name, args: c.args }, ...(i === 0 ? { thoughtSignature: signature } : {}) };
     });
     const usageMetadata = { promptTokenCount: estimate(body), candidatesTokenCount: 12, totalTokenCount: estimate(body) + 12 };
@@ -483,7 +487,6 @@ function checkGemini(model: string, body: any, signatures: Set<string>): void {
       throw new Refusal(400, 'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.');
     }
     if (/gemini-3/.test(model)) {
-      for (const p of calls) if (p.functionCall.id !== undefined && !signatures.has(p.functionCall.id)) throw new Refusal(400, `contents[${i}]: functionCall.id "${p.functionCall.id}" was not issued by this model`);
       for (const r of responses) {
         const id = r.functionResponse.id;
         if (id !== undefined && !calls.some((p: any) => p.functionCall.id === id)) throw new Refusal(400, `contents[${i + 1}]: functionResponse.id does not match functionCall.id`);

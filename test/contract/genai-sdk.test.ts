@@ -294,7 +294,7 @@ describe('Claude model on the Anthropic API (translated)', () => {
       { id: 'toolu_01A9xKq2', name: 'get_weather', args: { city: 'Paris' } },
       { id: 'toolu_01B7mZp4', name: 'get_weather', args: { city: 'London' } },
     ]);
-    expect(first.text).toBe("I'll check both cities.");
+    expect(first.candidates![0]!.content!.parts![0]).toEqual({ text: "I'll check both cities." });
     expect(anthropic.requests[0]!.json.tools).toEqual([{ name: 'get_weather', description: 'Current weather for a city', input_schema: weatherSchema }]);
     const results = first.functionCalls!.map((c) => ({
       functionResponse: { ...(withIds ? { id: c.id } : {}), name: c.name, response: { output: { city: c.args!.city, temp: c.args!.city === 'Paris' ? 18 : 12 } } },
@@ -403,6 +403,18 @@ describe('Claude model on the Anthropic API (translated)', () => {
     expect(array.at(-1)).toMatchObject({ candidates: [{ finishReason: 'STOP' }], usageMetadata: { totalTokenCount: 23 }, modelVersion: CLAUDE });
     expect(anthropic.requests[0]!.json.stream).toBe(true);
   });
+
+  it('in the JSON-array stream a mid-stream error becomes the last element', async () => {
+    anthropic.reply(() => sse('anthropic-overloaded.sse'));
+    const res = await fetch(`${gateway.url}/api/gemini/v1beta/models/${CLAUDE}:streamGenerateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': TEST_KEY },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Tell me a story' }] }] }),
+    });
+    const array = JSON.parse(await res.text()) as Array<GenerateContentResponse & { error?: unknown }>;
+    expect(array[0]!.candidates![0]!.content!.parts).toEqual([{ text: 'Once upon' }]);
+    expect(array.at(-1)).toEqual({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } });
+  });
 });
 
 describe('gpt-oss on an OpenAI-compatible host (translated)', () => {
@@ -476,6 +488,23 @@ describe('gpt-oss on an OpenAI-compatible host (translated)', () => {
     ]);
   });
 
+  it('a streamed tool call arrives whole in one chunk; the streamed chat sends the result back as a tool message', async () => {
+    oss.reply(replies(sse('openai-tool-call.sse'), sse('openai-text.sse')));
+    const chat = ai.chats.create({ model: OSS, config: { tools: weatherTools } });
+    const chunks = await drain(await chat.sendMessageStream({ message: 'Weather in Paris?' }));
+    const callChunks = chunks.filter((c) => c.functionCalls?.length);
+    expect(callChunks).toHaveLength(1);
+    expect(callChunks[0]!.functionCalls).toEqual([{ id: 'call_Rw52kLm9', name: 'get_weather', args: { city: 'Paris' } }]);
+    expect(chunks.at(-1)!.usageMetadata).toEqual({ promptTokenCount: 150, candidatesTokenCount: 18, thoughtsTokenCount: 6, totalTokenCount: 174 });
+
+    await drain(await chat.sendMessageStream({ message: [{ functionResponse: { id: 'call_Rw52kLm9', name: 'get_weather', response: { output: '18°C' } } }] }));
+    const messages = oss.requests[1]!.json.messages;
+    expect(messages[1]).toMatchObject({ role: 'assistant', reasoning_content: 'Need the weather.', tool_calls: [{ id: 'call_Rw52kLm9', type: 'function', function: { name: 'get_weather' } }] });
+    expect(JSON.parse(messages[1].tool_calls[0].function.arguments)).toEqual({ city: 'Paris' });
+    expect(messages[2]).toEqual({ role: 'tool', tool_call_id: 'call_Rw52kLm9', content: '18°C' });
+    expect(messages).toHaveLength(3);
+  });
+
   it('countTokens is an estimate, marked as such, with no upstream call', async () => {
     const count = await ai.models.countTokens({ model: OSS, contents: 'How many tokens is this sentence, roughly?' });
     expect(count.totalTokens).toBeGreaterThan(0);
@@ -534,6 +563,7 @@ describe('errors arrive as ApiError with the status', () => {
     fake().reply(() => ({ status, body: body(status) }));
     const err = await apiError(() => ai.models.generateContent({ model, contents: 'x' }));
     expect(err.status).toBe(status);
+    expect(err.message).toContain(`"code":${status}`);
     expect(fake().requests).toHaveLength(1);
   });
 

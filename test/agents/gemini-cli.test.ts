@@ -1,0 +1,85 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describeRun, findAgent, KIND_OF, MODELS, printedJson, runAgent, startRig, TEST_KEY, type Rig } from './harness.ts';
+
+/**
+ * Gemini CLI, run the way a user runs it against a gateway (`gemini -m … -p … --output-format
+ * json` with GOOGLE_GEMINI_BASE_URL and a Switchyard key as GEMINI_API_KEY), over each upstream
+ * kind. The fake model answers "list files" with a parallel list_directory + glob call, then quotes
+ * a file name from the results.
+ */
+const gemini = findAgent('gemini');
+const ANSWER = 'One file in this folder is alpha.txt.';
+
+describe.skipIf(!gemini)('Gemini CLI through the gateway', () => {
+  let rig: Rig;
+  beforeEach(async () => {
+    rig = await startRig();
+    // GOOGLE_GEMINI_BASE_URL alone makes 0.61 pick the "gateway" auth type, which headless mode
+    // refuses ("Invalid auth method selected"): name the API-key method in the user settings.
+    await mkdir(join(rig.home, '.gemini'));
+    const settings = {
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      privacy: { usageStatisticsEnabled: false },
+      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+    };
+    await writeFile(join(rig.home, '.gemini', 'settings.json'), JSON.stringify(settings));
+  });
+  afterEach(async () => {
+    await rig?.close();
+  });
+
+  async function listFiles(model: string) {
+    const run = await runAgent(gemini!, ['-m', `acme.${model}`, '-p', 'list files in this folder and tell me one name', '--output-format', 'json', '--skip-trust'], {
+      cwd: rig.workdir,
+      env: {
+        HOME: rig.home,
+        GEMINI_API_KEY: TEST_KEY,
+        GOOGLE_GEMINI_BASE_URL: `${rig.gateway.url}/api/gemini`,
+      },
+    });
+    const context = describeRun(rig, run);
+    const out = printedJson(run.stdout);
+    expect(out?.response, context).toBe(ANSWER);
+    expect(out.error, context).toBeUndefined();
+    expect(run.code, context).toBe(0);
+    expect(rig.fake.rejections, context).toEqual([]);
+    // Both tools ran locally (the CLI counts them) and their output reached the model.
+    expect(Object.keys(out.stats?.tools?.byName ?? {}).sort(), context).toEqual(['glob', 'list_directory']);
+    const kind = KIND_OF[model]!;
+    const chats = rig.fake.calls.filter((c) => c.method === 'POST' && !/count|Tokens/.test(c.path));
+    expect(chats.map((c) => `${c.kind} ${c.answer}`), context).toEqual([`${kind} tool:list_directory+glob`, `${kind} text`]);
+    expect(rig.fake.toolResults.some((t) => t.includes('Directory listing') && t.includes('alpha.txt')), context).toBe(true);
+    expect(rig.fake.finalAnswers, context).toEqual([ANSWER]);
+    expect(rig.gateway.logs.filter((l) => l.method === 'POST').map((l) => l.status), context).toEqual([200, 200]);
+    return { run, chats };
+  }
+
+  it('gemini upstream (fast path, Gemini 3): ids and signatures round-trip untouched', async () => {
+    const { chats } = await listFiles(MODELS.gemini3);
+    const step = chats[1]!.body.contents.at(-2).parts.filter((p: any) => p.functionCall);
+    expect(step[0].thoughtSignature).toMatch(/^c2lnLWdlbWluaS0/);
+    expect(chats[1]!.headers['x-goog-api-key']).toBe('upstream-gemini-key');
+  }, 40_000);
+
+  it('gemini upstream (fast path, Gemini 2.5)', async () => {
+    await listFiles(MODELS.gemini25);
+  }, 40_000);
+
+  it('anthropic upstream: temperature and top_p are not both sent; thoughts and signatures replay', async () => {
+    const { chats } = await listFiles(MODELS.claude);
+    const [first, second] = chats.map((c) => c.body);
+    expect(first.temperature !== undefined && first.top_p !== undefined).toBe(false);
+    // includeThoughts → Claude thinking; the block comes back signed on the next step.
+    expect(second.messages.at(-2).content[0]).toMatchObject({ type: 'thinking', signature: expect.stringMatching(/^c2lnLWFudGhyb3BpYy0/) });
+    expect(second.messages.at(-1).content.map((b: any) => b.type)).toEqual(['tool_result', 'tool_result']);
+  }, 40_000);
+
+  it('openai-compatible upstream (gpt-oss): generateContent ↔ chat completions with tool_calls', async () => {
+    const { chats } = await listFiles(MODELS.oss);
+    const replay = chats[1]!.body.messages.slice(-3);
+    expect(replay.map((m: any) => m.role)).toEqual(['assistant', 'tool', 'tool']);
+    expect(replay.slice(1).map((m: any) => m.tool_call_id)).toEqual(replay[0].tool_calls.map((c: any) => c.id));
+  }, 40_000);
+});
