@@ -7,10 +7,14 @@ import type { GatewayConfigInput } from '../../core/index.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The runtime binary from node_modules (the `bun` and `deno` npm packages), if installed. */
+/**
+ * The runtime binary installed from npm, if any: `bun` through the `bun` package; Deno through its
+ * platform package, because the registry here lacks the other platforms' builds that the `deno`
+ * wrapper package lists, which makes `npm ci` refuse the lock file.
+ */
 export function runtimeBin(name: 'bun' | 'deno'): string | undefined {
-  const path = join(ROOT, 'node_modules', '.bin', name);
-  return existsSync(path) ? path : undefined;
+  const candidates = name === 'bun' ? [join(ROOT, 'node_modules', '.bin', 'bun')] : [join(ROOT, 'node_modules', '@deno', 'linux-x64-glibc', 'deno')];
+  return candidates.find((path) => existsSync(path));
 }
 
 export interface SpawnedGateway {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { runtimeBin } from '../runtime/spawn-gateway.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -13,8 +14,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const run = promisify(execFile);
 
 const RUNTIMES: Array<[string, string, string[]]> = [
-  ['bun:sqlite', join(root, 'node_modules/.bin/bun'), [fixture]],
-  ['node:sqlite', join(root, 'node_modules/.bin/deno'), ['run', '-A', '--quiet', fixture]],
+  ['bun:sqlite', runtimeBin('bun')!, [fixture]],
+  ['node:sqlite', runtimeBin('deno')!, ['run', '-A', '--quiet', fixture]],
   ['better-sqlite3', process.execPath, ['--import', 'tsx', fixture]],
 ];
 
