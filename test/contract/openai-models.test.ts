@@ -33,6 +33,8 @@ describe('openai SDK against the listing family', () => {
   it('models.retrieve() returns one model', async () => {
     const model = await client.models.retrieve('gpt-oss-120b');
     expect(model).toMatchObject({ id: 'gpt-oss-120b', object: 'model', owned_by: 'acme', root: 'gpt-oss-120b', parent: null });
+    // The prefixed name used in generate and messages calls finds the same model.
+    expect(await client.models.retrieve('acme.gpt-oss-120b')).toEqual(model);
   });
 
   it('an unknown model is a NotFoundError naming it', async () => {

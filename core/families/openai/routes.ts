@@ -15,7 +15,9 @@ export function registerOpenAIRoutes(router: Router, base: string, guard: (req: 
   });
   router.get(`${base}/models/:id+`, guard, (req, ctx) => {
     const id = decodeURIComponent(req.params.id!);
-    const model = visibleModels(ctx).find((m) => m.id === id);
+    // The prefixed name and aliases work here too, as they do in generate and messages calls.
+    const found = ctx.services.catalog.find(id);
+    const model = found && visibleModels(ctx).includes(found) ? found : undefined;
     if (!model) throw new GatewayError('not_found', `The model "${id}" does not exist`, { param: 'model' });
     ctx.model = model.id;
     return jsonResponse(ctx, writeOpenAIModel(model, ctx.services.config.owner));
