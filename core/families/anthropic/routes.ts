@@ -5,7 +5,7 @@ import type { RequestContext } from '../../context.ts';
 import { GatewayError, toGatewayError } from '../../errors.ts';
 import { readJsonBody } from '../../http/read-body.ts';
 import { jsonResponse, sseResponse } from '../../http/respond.ts';
-import { writeSse } from '../../http/sse-write.ts';
+import { encodeSse } from '../../http/sse-write.ts';
 import { writeWarnings } from '../../http/warnings.ts';
 import { withErrorFrame } from '../../http/stream-guard.ts';
 import { parseWith } from '../../validate.ts';
@@ -49,12 +49,12 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: (re
       return jsonResponse(ctx, message, 200, writeWarnings(warnings));
     }
     const events = outcome.events.pipeThrough(writeAnthropicStream({ model: body.model, id: `msg_${ctx.id}` }));
-    const guarded = withErrorFrame(events, (err) => {
+    const frames = withErrorFrame(events, (err) => {
       const error = toGatewayError(err);
       if (error.kind === 'internal') ctx.services.logError(ctx.id, err);
       return [writeAnthropicErrorFrame(error)];
-    });
-    return sseResponse(ctx, guarded.pipeThrough(writeSse()), writeWarnings(warnings));
+    }, encodeSse);
+    return sseResponse(ctx, frames, writeWarnings(warnings));
   });
 
   router.post(`${base}/v1/messages/count_tokens`, guard, async (request, ctx) => {

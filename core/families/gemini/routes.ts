@@ -4,7 +4,7 @@ import { runChat } from '../../chat/run-chat.ts';
 import { GatewayError, toGatewayError } from '../../errors.ts';
 import { readJsonBody } from '../../http/read-body.ts';
 import { jsonResponse, sseResponse, withRequestId } from '../../http/respond.ts';
-import { writeSse } from '../../http/sse-write.ts';
+import { encodeSse } from '../../http/sse-write.ts';
 import { withErrorFrame } from '../../http/stream-guard.ts';
 import { parseWith } from '../../validate.ts';
 import { visibleModels } from '../../visible-models.ts';
@@ -67,12 +67,14 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Respo
   const headers = writeWarnings(warnings);
   if (outcome.kind === 'result') return jsonResponse(ctx, writeGeminiResponse(outcome.result, { model: name }), 200, headers);
 
-  const frames = withErrorFrame(outcome.events.pipeThrough(writeGeminiStream({ model: name })), (err) => {
+  const events = outcome.events.pipeThrough(writeGeminiStream({ model: name }));
+  const toFrames = (err: unknown) => {
     const error = toGatewayError(err);
     if (error.kind === 'internal') ctx.services.logError(ctx.id, err);
     return [writeGeminiErrorFrame(error)];
-  });
-  if (sse) return sseResponse(ctx, frames.pipeThrough(writeSse()), headers);
+  };
+  if (sse) return sseResponse(ctx, withErrorFrame(events, toFrames, encodeSse), headers);
+  const frames = withErrorFrame(events, toFrames);
   const h = withRequestId(ctx, headers);
   h.set('content-type', 'application/json; charset=UTF-8');
   h.set('x-accel-buffering', 'no');
