@@ -18,7 +18,9 @@ import type { AddressInfo } from 'node:net';
  * Gemini 3 calls; gpt-oss `reasoning` deltas), and each surface refuses the request shapes real
  * clients trip over (see `check*`), so a translation bug shows up as the provider's 400. One rule is
  * the gateway's contract rather than a documented provider 400: id-less function responses must
- * follow call order, because Gemini pairs them by position (protocol digest C4).
+ * follow call order, because Gemini pairs them by position (protocol digest C4). Gemini 3 refuses
+ * functionCall / functionResponse ids it did not issue (the digest's C4 rule; the exact wording of
+ * the real error is not documented).
  */
 
 export type UpstreamKind = 'anthropic' | 'openai' | 'gemini';
@@ -84,7 +86,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
   const toolResults: string[] = [];
   const finalAnswers: string[] = [];
   const rejections: string[] = [];
-  const issued = { anthropic: new Set<string>(), gemini: new Set<string>(), seq: 0 };
+  const issued = { anthropic: new Set<string>(), gemini: new Set<string>(), geminiCalls: new Set<string>(), seq: 0 };
 
   const think = (conv: Conversation): Decision => {
     for (const turn of conv.turns) for (const r of turn.results) if (!toolResults.includes(r.text)) toolResults.push(r.text);
@@ -226,7 +228,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       return 'count';
     }
     if (action !== 'generateContent' && action !== 'streamGenerateContent') throw new Refusal(404, `Method not found: ${action}`);
-    checkGemini(model!, body, issued.gemini);
+    checkGemini(model!, body, issued.gemini, issued.geminiCalls);
     const decision = think(readGemini(body));
     const seq = ++issued.seq;
     const signature = `c2lnLWdlbWluaS0${seq}`;
@@ -236,6 +238,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     // Gemini 3 names every call and signs the first call of a step; 2.5 leaves the id out.
     const callParts = decision.calls.map((c, i) => {
       const id = gemini3 ? `fc-fake${seq}-${i}` : undefined;
+      if (id) issued.geminiCalls.add(id);
       return { functionCall: { ...(id ? { id } : {}), name: c.name, args: c.args }, ...(i === 0 ? { thoughtSignature: signature } : {}) };
     });
     const usageMetadata = { promptTokenCount: estimate(body), candidatesTokenCount: 12, totalTokenCount: estimate(body) + 12 };
@@ -459,8 +462,8 @@ function checkOpenAI(body: any): void {
 
 const GEMINI_SCHEMA_KEYS = new Set(['type', 'format', 'title', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required', 'minProperties', 'maxProperties', 'minLength', 'maxLength', 'pattern', 'example', 'anyOf', 'propertyOrdering', 'default', 'items', 'minimum', 'maximum']);
 
-/** Gemini API rules: OpenAPI-subset `parameters`, thinking budget range, parts, function-call pairing, Gemini 3 signatures. */
-function checkGemini(model: string, body: any, signatures: Set<string>): void {
+/** Gemini API rules: OpenAPI-subset `parameters`, thinking budget range, parts, function-call pairing, Gemini 3 signatures and call ids. */
+function checkGemini(model: string, body: any, signatures: Set<string>, callIds: Set<string>): void {
   const contents: any[] = body?.contents ?? [];
   if (!contents.length) throw new Refusal(400, '* GenerateContentRequest.contents: contents is not specified');
   (body.tools ?? []).forEach((t: any, i: number) =>
@@ -487,6 +490,15 @@ function checkGemini(model: string, body: any, signatures: Set<string>): void {
       throw new Refusal(400, 'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.');
     }
     if (/gemini-3/.test(model)) {
+      // Gemini 3 only knows the ids it issued (protocol digest C4): another vendor's `toolu_…` is a 400.
+      calls.forEach((p: any, k: number) => {
+        const id = p.functionCall.id;
+        if (id !== undefined && !callIds.has(id)) throw new Refusal(400, `contents[${i}].parts[${k}]: functionCall.id "${id}" was not issued by this model`);
+      });
+      responses.forEach((r: any, k: number) => {
+        const id = r.functionResponse.id;
+        if (id !== undefined && !callIds.has(id)) throw new Refusal(400, `contents[${i + 1}].parts[${k}]: functionResponse.id "${id}" does not match functionCall.id`);
+      });
       for (const r of responses) {
         const id = r.functionResponse.id;
         if (id !== undefined && !calls.some((p: any) => p.functionCall.id === id)) throw new Refusal(400, `contents[${i + 1}]: functionResponse.id does not match functionCall.id`);

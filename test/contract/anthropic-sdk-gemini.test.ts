@@ -70,7 +70,11 @@ describe.each(SDKS)('%s against a Gemini model', (_name, Client) => {
       type: 'message',
       role: 'assistant',
       model: FLASH,
-      content: [{ type: 'text', text: 'Paris is the capital of France.', citations: null }],
+      // Gemini 2.5 signed the answer text: the signature follows it in an empty thinking block.
+      content: [
+        { type: 'text', text: 'Paris is the capital of France.', citations: null },
+        { type: 'thinking', thinking: '', signature: 'sy1.gemini.CiIBVKhc7oR2Ww==' },
+      ],
       stop_reason: 'end_turn',
       stop_sequence: null,
       stop_details: null,
@@ -232,12 +236,52 @@ describe.each(SDKS)('%s against a Gemini model', (_name, Client) => {
     expect(gemini.requests[1]!.json.contents[1].parts[0]).toEqual({ text: 'Paris, of course.' });
   });
 
-  // Known gap: a signature Gemini puts on a text or trailing empty part (no function call) is not
-  // carried to Claude-style clients (write-response/write-stream drop text signatures), so it cannot
-  // come back as `{text:"", thoughtSignature}`. Gemini does not validate those, so nothing fails upstream.
-  it.todo('Gemini 3: a turn-closing signature on an empty part comes back as the same trailing part');
+  it('Gemini 3: a turn-closing signature on an empty part comes back as the same trailing part', async () => {
+    gemini.reply(() => json('gemini-3-text-signature.json'));
+    const question = { role: 'user' as const, content: 'Capital of France, one word?' };
+    const first = await client().messages.create({ model: PRO3, max_tokens: 1024, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [question] });
+    // A text block has no slot for the signature: an empty thinking block right after it carries it.
+    expect(first.content).toEqual([
+      { type: 'thinking', thinking: '**Weighing the question**\n\nThe user wants a one-word answer.', signature: '' },
+      { type: 'text', text: 'Paris, of course.', citations: null },
+      { type: 'thinking', thinking: '', signature: 'sy1.gemini.EpsBCpgBAdHtim9==' },
+    ]);
 
-  it('Gemini 3: a tool call Gemini never signed gets skip_thought_signature_validator (and the client is told); 2.5 does not', async () => {
+    gemini.reply(() => json('gemini-text.json'));
+    await client().messages.create({ model: PRO3, max_tokens: 1024, messages: [question, { role: 'assistant', content: first.content as never }, { role: 'user', content: 'Thanks!' }] });
+    // The thought summary cannot go back; the signature goes back on the trailing empty part, as Gemini sent it.
+    expect(gemini.requests[1]!.json.contents).toEqual([
+      { role: 'user', parts: [{ text: 'Capital of France, one word?' }] },
+      { role: 'model', parts: [{ text: 'Paris, of course.' }, { text: '', thoughtSignature: 'EpsBCpgBAdHtim9==' }] },
+      { role: 'user', parts: [{ text: 'Thanks!' }] },
+    ]);
+  });
+
+  it('Gemini 3 streamed: the grammar stays exact, and a message never ends on a signature carrier', async () => {
+    gemini.reply(() => sse('gemini-3-text-signature.sse'));
+    const stream = client().messages.stream({ model: PRO3, max_tokens: 1024, messages: [{ role: 'user', content: 'Capital of France, one word?' }] });
+    const events: Array<{ type: string; index?: number; delta?: { type: string } }> = [];
+    stream.on('streamEvent', (event) => events.push(event as never));
+    const final = await stream.finalMessage();
+    // Claude Code prints the last block's text as the answer of `claude -p`: a trailing empty
+    // thinking block would blank it, so the turn-closing signature (which Gemini does not
+    // validate) is not carried on streams.
+    expect(final.content.map((b) => b.type)).toEqual(['thinking', 'text']);
+    const grammar = events.map((e) => [e.type, e.index, e.type === 'content_block_delta' && e.delta?.type].filter((x) => x !== undefined && x !== false).join(':'));
+    expect(grammar.filter((g, i) => g !== grammar[i - 1])).toEqual([
+      'message_start',
+      'content_block_start:0',
+      'content_block_delta:0:thinking_delta',
+      'content_block_stop:0',
+      'content_block_start:1',
+      'content_block_delta:1:text_delta',
+      'content_block_stop:1',
+      'message_delta',
+      'message_stop',
+    ]);
+  });
+
+  it('Gemini 3: a tool call Gemini never signed gets skip_thought_signature_validator (and the client is told), and no foreign ids go upstream; 2.5 gets no signature', async () => {
     const foreign = [
       { role: 'user' as const, content: 'Weather in Paris?' },
       { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Checking.' }, { type: 'tool_use' as const, id: 'toolu_01Xy', name: 'get_weather', input: { city: 'Paris' } }] },
@@ -247,13 +291,14 @@ describe.each(SDKS)('%s against a Gemini model', (_name, Client) => {
     const { response } = await client().messages.create({ model: PRO3, max_tokens: 512, tools: [weatherTool], messages: foreign }).withResponse();
     expect(gemini.requests[0]!.json.contents).toEqual([
       { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
-      { role: 'model', parts: [{ text: 'Checking.' }, { functionCall: { id: 'toolu_01Xy', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
-      { role: 'user', parts: [{ functionResponse: { id: 'toolu_01Xy', name: 'get_weather', response: { output: '18°C' } } }] },
+      // Gemini 3 rejects ids it did not issue: the call and its result pair by position instead.
+      { role: 'model', parts: [{ text: 'Checking.' }, { functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: '18°C' } } }] },
     ]);
     expect(response.headers.get('x-switchyard-warnings')).toContain('skip_thought_signature_validator');
 
     await client().messages.create({ model: FLASH, max_tokens: 512, tools: [weatherTool], messages: foreign });
-    expect(gemini.requests[1]!.json.contents[1].parts[1]).toEqual({ functionCall: { id: 'toolu_01Xy', name: 'get_weather', args: { city: 'Paris' } } });
+    expect(gemini.requests[1]!.json.contents[1].parts[1]).toEqual({ functionCall: { name: 'get_weather', args: { city: 'Paris' } } });
   });
 
   it('images and PDFs become inlineData; tool_choice becomes functionCallingConfig', async () => {

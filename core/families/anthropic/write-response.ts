@@ -51,6 +51,9 @@ export function writeAnthropicResponse(result: ChatResult, opts: WriteAnthropicO
     }
     const block = writeBlock(part, opts.warn);
     if (block) content.push(block);
+    // Gemini signs text too (2.5: the first answer part; 3: the turn's last part, often an empty
+    // one); Anthropic text has no slot, so it rides in an empty thinking block right after.
+    if (part.type === 'text' && part.signature) content.push(writeSignatureCarrier(part.signature));
   }
   return {
     id,
@@ -91,9 +94,9 @@ function writeBlock(part: Exclude<Part, { type: 'tool-call' }>, warn: Warn | und
 }
 
 /**
- * Anthropic's tool_use has no slot for another provider's call signature (Gemini's
- * thoughtSignature, which Gemini needs back on the next turn). It rides in an empty thinking
- * block right before the call; readAnthropicRequest moves it back onto the call.
+ * Anthropic's tool_use and text blocks have no slot for another provider's signature (Gemini's
+ * thoughtSignature, which Gemini wants back on the next turn). It rides in an empty thinking
+ * block next to the block it belongs to; readAnthropicRequest moves it back onto the call or text.
  */
 export function writeSignatureCarrier(signature: Signature): { type: 'thinking'; thinking: string; signature: string } {
   return { type: 'thinking', thinking: '', signature: writeSignature(signature, 'anthropic') };

@@ -22,6 +22,8 @@ interface OpenBlock {
   from: number;
   /** Our wire index, once content_block_start went out; text blocks open on their first text. */
   index?: number;
+  /** Signatures on a text block (Gemini), carried once it closes. */
+  signatures?: Signature[];
 }
 
 /**
@@ -39,6 +41,8 @@ export function writeAnthropicStream(opts: WriteAnthropicStreamOptions): Transfo
   let calls = 0;
   let id = writeAnthropicMessageId(opts.id ?? '');
   let open: OpenBlock | undefined;
+  /** Text signatures of a closed text block, waiting for a block to follow it. */
+  let afterText: Signature[] = [];
   const usage: Partial<Usage> = {};
 
   let sink!: TransformStreamDefaultController<SseMessage>;
@@ -54,6 +58,9 @@ export function writeAnthropicStream(opts: WriteAnthropicStreamOptions): Transfo
     emit('message_start', { message });
   };
   const startBlock = (contentBlock: Record<string, unknown>): number => {
+    const carried = afterText;
+    afterText = [];
+    for (const sig of carried) carrySignature(sig);
     const index = next++;
     emit('content_block_start', { index, content_block: contentBlock });
     if (!pinged) {
@@ -62,8 +69,16 @@ export function writeAnthropicStream(opts: WriteAnthropicStreamOptions): Transfo
     }
     return index;
   };
+  /**
+   * A text block's signatures follow its content_block_stop in carriers, but only once another
+   * block comes: a message that ended on a thinking block would read as an empty answer to
+   * Claude Code (`claude -p` prints the last block's text as the result). A turn-closing
+   * signature (Gemini 3's trailing empty part) is therefore lost on streams; Gemini does not
+   * validate those.
+   */
   const close = () => {
     if (open?.index !== undefined) emit('content_block_stop', { index: open.index });
+    if (open?.signatures) afterText.push(...open.signatures);
     open = undefined;
   };
   const carrySignature = (sig: Signature) => {
@@ -121,7 +136,12 @@ export function writeAnthropicStream(opts: WriteAnthropicStreamOptions): Transfo
           return;
         }
         case 'signature': {
-          // Anthropic signs only thinking blocks; a signature on a text part (Gemini) has no slot.
+          // Anthropic signs only thinking blocks: a text block's signature (Gemini) waits for its
+          // close (see `close`); other blocks carry theirs at their start.
+          if (open?.from === event.index && open.kind === 'text') {
+            (open.signatures ??= []).push(event.signature);
+            return;
+          }
           if (open?.from === event.index && open.kind !== 'thinking') return;
           const block = blockFor('thinking', event.index);
           if (block) delta(block.index!, { type: 'signature_delta', signature: writeSignature(event.signature, 'anthropic') });

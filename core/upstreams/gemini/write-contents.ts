@@ -2,6 +2,7 @@
 import type { Message } from '../../ir.ts';
 import type { Warn } from '../types.ts';
 import { isGemini3 } from './model-traits.ts';
+import { keepGeminiCallIds } from './tool-call-id.ts';
 import { writeGeminiModelParts } from './write-model-parts.ts';
 import { writeGeminiUserParts } from './write-user-parts.ts';
 import type { GeminiContent } from './wire-types.ts';
@@ -13,7 +14,7 @@ export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
  * IR messages → contents: roles user/model, consecutive same-role turns merged (a system message
  * becomes user text). For Gemini 3, the first functionCall of every step in the current turn must
  * carry a signature; steps that lost theirs (another family's history, a client that cannot keep
- * it) get Google's escape value, and the client is told.
+ * it) get Google's escape value, and the client is told. Call ids go only where Gemini issued them.
  */
 export function writeGeminiContents(messages: Message[], model: string, warn: Warn): GeminiContent[] {
   const callNames = new Map<string, string>();
@@ -37,6 +38,7 @@ export function writeGeminiContents(messages: Message[], model: string, warn: Wa
       starts.push(i);
     }
   });
+  keepGeminiCallIds(contents);
   if (droppedReasoning) warn(`${droppedReasoning} reasoning block(s) not produced by Gemini were dropped (Gemini cannot verify them)`);
   if (isGemini3(model)) signCurrentTurn(messages, contents, starts, warn);
   return contents;

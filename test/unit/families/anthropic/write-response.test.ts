@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { readAnthropicRequest } from '../../../../core/families/anthropic/read-request.ts';
 import { MessagesRequest } from '../../../../core/families/anthropic/schema.ts';
 import { writeAnthropicMessageId, writeAnthropicResponse, writeAnthropicToolId } from '../../../../core/families/anthropic/write-response.ts';
-import type { ChatResult } from '../../../../core/ir.ts';
+import type { ChatRequest, ChatResult } from '../../../../core/ir.ts';
+import { writeAnthropicRequest } from '../../../../core/upstreams/anthropic/write-request.ts';
+import { writeGeminiRequest } from '../../../../core/upstreams/gemini/write-request.ts';
 import { parseWith } from '../../../../core/validate.ts';
 
 describe('writeAnthropicResponse', () => {
@@ -46,7 +48,7 @@ describe('writeAnthropicResponse', () => {
         { type: 'reasoning', text: 'unsigned' },
         { type: 'reasoning', text: '', redacted: 'ENC' },
         { type: 'text', text: '' },
-        { type: 'text', text: 'cited', citations: [{ type: 'char_location' }], signature: { origin: 'gemini', value: 'dropped' } },
+        { type: 'text', text: 'cited', citations: [{ type: 'char_location' }], signature: { origin: 'gemini', value: 'dGV4dA==' } },
         { type: 'raw', origin: 'anthropic', block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } },
         { type: 'raw', origin: 'gemini', block: { type: 'executableCode' } },
         { type: 'tool-call', id: 'functions.Bash:12', name: 'Bash', input: {}, signature: { origin: 'gemini', value: 'c2ln' } },
@@ -66,6 +68,8 @@ describe('writeAnthropicResponse', () => {
         { type: 'thinking', thinking: 'unsigned', signature: '' },
         { type: 'redacted_thinking', data: 'ENC' },
         { type: 'text', text: 'cited', citations: [{ type: 'char_location' }] },
+        // A Gemini text signature has no slot on a text block: it follows in an empty thinking block.
+        { type: 'thinking', thinking: '', signature: 'sy1.gemini.dGV4dA==' },
         { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} },
         { type: 'thinking', thinking: '', signature: 'sy1.gemini.c2ln' },
         { type: 'tool_use', id: 'functions_Bash_12_1yu5qlr', name: 'Bash', input: {} },
@@ -99,6 +103,52 @@ describe('writeAnthropicResponse', () => {
       { type: 'text', text: 'ok' },
       { type: 'tool-call', id: writeAnthropicToolId('call:1', ''), name: 'f', input: { x: 1 }, signature: { origin: 'gemini', value: 'B' } },
     ]);
+  });
+
+  it('carries Gemini text signatures after their text block (an empty signed text becomes the carrier alone)', () => {
+    const gemini = (value: string) => ({ origin: 'gemini' as const, value });
+    const result: ChatResult = {
+      id: 'gem',
+      model: 'gemini-2.5-flash',
+      parts: [
+        { type: 'reasoning', text: 'Thinking.' },
+        { type: 'text', text: 'Of course!', signature: gemini('VDE=') },
+        { type: 'text', text: ' More.' },
+        { type: 'text', text: '', signature: gemini('VDI=') },
+      ],
+      finish: 'stop',
+      usage: { inputTokens: 1, outputTokens: 1 },
+    };
+    expect(writeAnthropicResponse(result, { model: 'm' }).content).toEqual([
+      { type: 'thinking', thinking: 'Thinking.', signature: '' },
+      { type: 'text', text: 'Of course!', citations: null },
+      { type: 'thinking', thinking: '', signature: 'sy1.gemini.VDE=' },
+      { type: 'text', text: ' More.', citations: null },
+      { type: 'thinking', thinking: '', signature: 'sy1.gemini.VDI=' },
+    ]);
+  });
+
+  it('a Gemini 3 turn-closing signature goes back to Gemini on a trailing empty part, and never to Claude', () => {
+    const result: ChatResult = {
+      id: 'gem3',
+      model: 'gemini-3-pro-preview',
+      parts: [{ type: 'text', text: 'Paris.', signature: { origin: 'gemini', value: 'RXBzQg==' } }],
+      finish: 'stop',
+      usage: { inputTokens: 1, outputTokens: 1 },
+    };
+    const message = writeAnthropicResponse(result, { model: 'm' });
+    const body = parseWith(MessagesRequest, { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'Capital?' }, { role: 'assistant', content: message.content }, { role: 'user', content: 'Thanks' }] });
+    const req: ChatRequest = readAnthropicRequest(body, { stream: false });
+    expect(req.messages[1]!.parts).toEqual([
+      { type: 'text', text: 'Paris.' },
+      { type: 'reasoning', text: '', signature: { origin: 'gemini', value: 'RXBzQg==' } },
+    ]);
+    const toGemini = JSON.parse(writeGeminiRequest({ ...req, model: 'gemini-3-pro-preview' }, { type: 'gemini', baseUrl: 'https://g.example/', apiKey: 'k', apiVersion: 'v1beta' }, () => {}).body as string);
+    expect(toGemini.contents[1]).toEqual({ role: 'model', parts: [{ text: 'Paris.' }, { text: '', thoughtSignature: 'RXBzQg==' }] });
+    const warnings: string[] = [];
+    const toClaude = JSON.parse(writeAnthropicRequest({ ...req, model: 'claude-sonnet-4-5' }, { type: 'anthropic', baseUrl: 'https://a.example/', apiKey: 'k', version: '2023-06-01' }, (w) => warnings.push(w)).body as string);
+    expect(toClaude.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Paris.' }] });
+    expect(warnings).toEqual(['reasoning from gemini dropped: only anthropic-signed thinking can be replayed']);
   });
 
   it('gives no stop_sequence unless the finish was a stop sequence', () => {

@@ -93,6 +93,75 @@ describe('writeAnthropicStream', () => {
     expect(await wire(events, { model: 'acme.gemini-2.5-flash' })).toBe(loadFixture('anthropic/write-stream-foreign-signatures.sse'));
   });
 
+  it('carries a Gemini text signature in an empty thinking block after the text block, once another block follows', async () => {
+    const sig = (value: string) => ({ origin: 'gemini' as const, value });
+    const events: StreamEvent[] = [
+      { type: 'start', id: 'gem-2', model: 'gemini-2.5-flash' },
+      // 2.5: the signature comes with the first answer part, more text follows in the same block.
+      { type: 'block-start', index: 0, block: { type: 'text' } },
+      { type: 'text-delta', index: 0, text: 'Of course!' },
+      { type: 'signature', index: 0, signature: sig('VDE=') },
+      { type: 'text-delta', index: 0, text: ' Checking.' },
+      { type: 'block-end', index: 0 },
+      { type: 'block-start', index: 1, block: { type: 'tool-call', id: 'fc-1', name: 'Bash', signature: sig('QzE=') } },
+      { type: 'tool-input-delta', index: 1, json: '{}' },
+      { type: 'block-end', index: 1 },
+      // 3: the closing signature arrives on a trailing empty part. Nothing follows it, and a message
+      // ending on a thinking block reads as an empty answer to Claude Code: it is not carried.
+      { type: 'block-start', index: 2, block: { type: 'text' } },
+      { type: 'text-delta', index: 2, text: 'Done.' },
+      { type: 'signature', index: 2, signature: sig('VDI=') },
+      { type: 'finish', reason: 'stop', usage: { inputTokens: 1, outputTokens: 2 } },
+    ];
+    const frames = (await collect(fromArray(events).pipeThrough(writeAnthropicStream({ model: 'm' })))).map((f) => [f.event, JSON.parse(f.data)]);
+    const start = (index: number, block: object) => ['content_block_start', { type: 'content_block_start', index, content_block: block }];
+    const delta = (index: number, d: object) => ['content_block_delta', { type: 'content_block_delta', index, delta: d }];
+    const stop = (index: number) => ['content_block_stop', { type: 'content_block_stop', index }];
+    const thinking = { type: 'thinking', thinking: '', signature: '' };
+    expect(frames.slice(1, -2)).toEqual([
+      start(0, { type: 'text', text: '' }),
+      ['ping', { type: 'ping' }],
+      delta(0, { type: 'text_delta', text: 'Of course!' }),
+      delta(0, { type: 'text_delta', text: ' Checking.' }),
+      stop(0),
+      start(1, thinking),
+      delta(1, { type: 'signature_delta', signature: 'sy1.gemini.VDE=' }),
+      stop(1),
+      start(2, thinking),
+      delta(2, { type: 'signature_delta', signature: 'sy1.gemini.QzE=' }),
+      stop(2),
+      start(3, { type: 'tool_use', id: 'fc-1', name: 'Bash', input: {} }),
+      delta(3, { type: 'input_json_delta', partial_json: '{}' }),
+      stop(3),
+      start(4, { type: 'text', text: '' }),
+      delta(4, { type: 'text_delta', text: 'Done.' }),
+      stop(4),
+    ]);
+    expect(frames.at(-2)).toEqual(['message_delta', expect.objectContaining({ delta: { stop_reason: 'end_turn', stop_sequence: null } })]);
+  });
+
+  it('a text block that got only a signature (no text) sends just the carrier, before the block that follows', async () => {
+    const events: StreamEvent[] = [
+      { type: 'start', id: 'gem-3', model: 'gemini-2.5-flash' },
+      { type: 'block-start', index: 0, block: { type: 'text' } },
+      { type: 'signature', index: 0, signature: { origin: 'gemini', value: 'RQ==' } },
+      { type: 'block-end', index: 0 },
+      { type: 'block-start', index: 1, block: { type: 'reasoning' } },
+      { type: 'reasoning-delta', index: 1, text: 'More.' },
+      { type: 'finish', reason: 'stop', usage: { inputTokens: 1, outputTokens: 2 } },
+    ];
+    const frames = (await collect(fromArray(events).pipeThrough(writeAnthropicStream({ model: 'm' })))).map((f) => [f.event, JSON.parse(f.data)]);
+    expect(frames.slice(1, -2)).toEqual([
+      ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }],
+      ['ping', { type: 'ping' }],
+      ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sy1.gemini.RQ==' } }],
+      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+      ['content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'thinking', thinking: '', signature: '' } }],
+      ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'thinking_delta', thinking: 'More.' } }],
+      ['content_block_stop', { type: 'content_block_stop', index: 1 }],
+    ]);
+  });
+
   it('never sends a delta into a block of another type, and numbers blocks in wire order', async () => {
     const events: StreamEvent[] = [
       { type: 'start', id: 'msg_x', model: 'm' },

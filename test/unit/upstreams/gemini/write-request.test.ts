@@ -108,14 +108,14 @@ describe('writeGeminiRequest', () => {
             role: 'model',
             parts: [
               { text: 'Checking the weather.' },
-              { functionCall: { id: 'toolu_01', name: 'get_weather', args: { city: 'Paris' } } },
+              { functionCall: { name: 'get_weather', args: { city: 'Paris' } } },
               { functionCall: { name: 'get_weather', args: { city: 'Oslo' } } },
             ],
           },
           {
             role: 'user',
             parts: [
-              { functionResponse: { id: 'toolu_01', name: 'get_weather', response: { output: { temp: 21 } } } },
+              { functionResponse: { name: 'get_weather', response: { output: { temp: 21 } } } },
               { functionResponse: { name: 'get_weather', response: { error: 'city not found' } } },
               { inlineData: { mimeType: 'image/jpeg', data: '/9j/' } },
               { text: 'And tomorrow?' },
@@ -174,10 +174,10 @@ describe('writeGeminiRequest', () => {
     const out = write(chat({ model: 'gemini-3-pro-preview', messages }));
     expect(out.body.contents).toEqual([
       { role: 'user', parts: [{ text: 'Weather in Paris, then Oslo?' }] },
-      { role: 'model', parts: [{ functionCall: { id: 'toolu_01', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
-      { role: 'user', parts: [{ functionResponse: { id: 'toolu_01', name: 'get_weather', response: { output: 'sunny' } } }] },
-      { role: 'model', parts: [{ functionCall: { id: 'toolu_02', name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
-      { role: 'user', parts: [{ functionResponse: { id: 'toolu_02', name: 'get_weather', response: { output: 'rain' } } }] },
+      { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'sunny' } } }] },
+      { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'rain' } } }] },
     ]);
     expect(out.warnings).toEqual([
       '1 reasoning block(s) not produced by Gemini were dropped (Gemini cannot verify them)',
@@ -194,7 +194,7 @@ describe('writeGeminiRequest', () => {
       { role: 'user', parts: [{ type: 'text', text: 'Thanks' }] },
     ];
     const three = write(chat({ model: 'gemini-3-flash-preview', messages }));
-    expect(three.body.contents[1]).toEqual({ role: 'model', parts: [{ functionCall: { id: 'toolu_01', name: 'get_weather', args: { city: 'Paris' } } }] });
+    expect(three.body.contents[1]).toEqual({ role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] });
     expect(three.warnings).toEqual([]);
     const current: Message[] = messages.slice(0, 3);
     expect(write(chat({ model: 'gemini-2.5-pro', messages: current })).body.contents[1].parts[0].thoughtSignature).toBeUndefined();
