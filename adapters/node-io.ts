@@ -46,10 +46,26 @@ export async function writeNodeResponse(response: Response, res: ServerResponse,
     res.end();
     return;
   }
+  const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') || response.headers.get('x-accel-buffering') === 'no';
+  if (!streaming) {
+    // A plain JSON answer goes out whole, with its length, in one write: no per-chunk promise
+    // hops. Streams are marked (text/event-stream or x-accel-buffering: no) and never take this path.
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await response.arrayBuffer());
+    } catch {
+      // The body failed before anything was sent (an upstream connection reset mid-answer).
+      res.writeHead(502, { 'content-type': 'text/plain', connection: 'close' }).end('Bad gateway');
+      return;
+    }
+    headers['content-length'] = String(bytes.byteLength);
+    res.writeHead(response.status, response.statusText, headers);
+    res.end(bytes);
+    return;
+  }
   res.writeHead(response.status, response.statusText, headers);
-  // A stream must show its headers before its first event, which may be a while; a JSON body
-  // goes out with its headers in one write instead.
-  if (headers['content-type']?.toString().startsWith('text/event-stream')) res.flushHeaders();
+  // A stream must show its headers before its first event, which may be a while.
+  res.flushHeaders();
   const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => {});
   res.once('close', cancel);

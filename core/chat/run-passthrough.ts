@@ -18,6 +18,9 @@ export async function runPassthrough(ctx: RequestContext, upstream: Upstream, pa
   const res = await sendUpstream(ctx, target.provider, wire, timeoutFor(ctx, target.config.timeoutMs));
   if (!res.ok) throw await readUpstreamError(upstream, res);
   const headers = withRequestId(ctx, copyResponseHeaders(res.headers, new Headers()));
+  // Marks every streamed answer, SSE or Gemini's JSON array (which is application/json), so that
+  // nothing between here and the client (adapters, nginx) holds it back.
+  if (call.stream || call.action === 'streamGenerateContent') headers.set('x-accel-buffering', 'no');
   if (!pass.readBody) return new Response(res.body, { status: res.status, headers });
   headers.set('content-type', call.stream ? 'text/event-stream; charset=utf-8' : 'application/json');
   // A re-framed body errors its first read when the upstream failed before sending anything
