@@ -1,0 +1,90 @@
+import { RUNTIMES, type Runtime } from './servers.ts';
+
+export interface BenchArgs {
+  runtimes: Runtime[];
+  seconds: number;
+  warmupSeconds: number;
+  connections: number[];
+  scenarios?: string[];
+  soak?: number;
+  ttfbCount: number;
+  dripMs: number;
+  storage: 'memory' | 'sqlite';
+  keepTemp: boolean;
+}
+
+export const USAGE = `usage: node --import tsx bench/run.ts [options]
+  --runtime node|bun|deno|all   runtime(s) of the gateway and its bare proxy (default node)
+  --duration 4s                 length of each measured wrk run (default 4s)
+  --warmup 1s                   wrk warm-up before each target's runs (default 1s; 0 to skip)
+  --connections 8,64            connection counts; latency is read at the lowest, req/s at the highest
+  --scenarios a,b               subset of: openai-list, claude-anthropic-json, claude-anthropic-sse,
+                                gemini-gemini-sse, claude-openai-json, claude-openai-sse,
+                                gemini-anthropic-json, gemini-anthropic-sse
+  --ttfb 50                     sequential requests per target for time to first byte (0 to skip)
+  --drip-ms 20                  delay between the first events and the rest for the TTFB check
+  --storage memory|sqlite       gateway usage storage (default memory; sqlite: a file in the temp dir)
+  --soak N                      instead of the matrix: N requests of one passthrough scenario
+                                (the first of --scenarios, default claude-anthropic-json) on the
+                                gateway, RSS reported at 10%, 50% and 100%
+  --keep                        keep the temporary directory (configs, logs, access log)`;
+
+/** "5s", "500ms", "2m" or a plain number of seconds. */
+export function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (!m) throw new Error(`not a duration: ${text} (e.g. 5s, 500ms, 1m)`);
+  const n = Number(m[1]);
+  return m[2] === 'ms' ? n / 1000 : m[2] === 'm' ? n * 60 : n;
+}
+
+export function parseArgs(argv: string[]): BenchArgs {
+  const args: BenchArgs = { runtimes: ['node'], seconds: 4, warmupSeconds: 1, connections: [8, 64], ttfbCount: 50, dripMs: 20, storage: 'memory', keepTemp: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--runtime': {
+        const v = value();
+        if (v === 'all') args.runtimes = [...RUNTIMES];
+        else {
+          const list = v.split(',') as Runtime[];
+          const bad = list.filter((r) => !RUNTIMES.includes(r));
+          if (bad.length) throw new Error(`unknown runtime ${bad.join(', ')} (node, bun, deno or all)`);
+          args.runtimes = list;
+        }
+        break;
+      }
+      case '--duration': args.seconds = parseDuration(value()); break;
+      case '--warmup': args.warmupSeconds = parseDuration(value()); break;
+      case '--connections': {
+        args.connections = value().split(',').map(Number);
+        if (args.connections.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('--connections: positive integers, e.g. 8,64');
+        break;
+      }
+      case '--scenarios': args.scenarios = value().split(',').filter(Boolean); break;
+      case '--soak': {
+        args.soak = Number(value());
+        if (!Number.isInteger(args.soak) || args.soak < 1000) throw new Error('--soak: a request count of at least 1000, e.g. 1000000');
+        break;
+      }
+      case '--ttfb': args.ttfbCount = Number(value()); break;
+      case '--drip-ms': args.dripMs = Number(value()); break;
+      case '--storage': {
+        const v = value();
+        if (v !== 'memory' && v !== 'sqlite') throw new Error('--storage: memory or sqlite');
+        args.storage = v;
+        break;
+      }
+      case '--keep': args.keepTemp = true; break;
+      case '--help': case '-h': console.log(USAGE); process.exit(0); break;
+      default: throw new Error(`unknown option ${arg}\n${USAGE}`);
+    }
+  }
+  if (args.seconds < 1) throw new Error('--duration: at least 1s (wrk runs whole seconds)');
+  return args;
+}

@@ -1,0 +1,112 @@
+import { checkAnswer } from './check.ts';
+import { coreBusyMicros, cpuMicros } from './proc-stats.ts';
+import { requestInit } from './request.ts';
+import type { Scenario } from './scenarios.ts';
+import type { Server } from './servers.ts';
+import { measureTtfb, type TtfbResult } from './ttfb.ts';
+import { errorCount, runWrk } from './wrk.ts';
+
+export interface LoadRun {
+  connections: number;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  requests: number;
+  errors: number;
+  /** utime + stime of the serving process during the run, per request. */
+  cpu_us_per_req?: number;
+  /** Share of the server's core used by anything but the server during the run (should be ~0). */
+  other_load_pct?: number;
+}
+
+export interface TargetResult {
+  runs: LoadRun[];
+  ttfb?: TtfbResult;
+}
+
+export interface ScenarioResult {
+  direct: TargetResult;
+  bare: TargetResult;
+  gateway: TargetResult;
+}
+
+/** Other processes using more of the server's core than this make a run unreliable. */
+export const OTHER_LOAD_WARN_PCT = 5;
+
+export interface MeasureOptions {
+  wrk: string;
+  serverCpu: number;
+  loadCpu: number;
+  seconds: number;
+  warmupSeconds: number;
+  connections: number[];
+  ttfbCount: number;
+  say: (line: string) => void;
+}
+
+const origin = (port: number) => `http://127.0.0.1:${port}`;
+
+async function load(opts: MeasureOptions, url: string, scenario: Scenario, connections: number, server?: Server): Promise<LoadRun> {
+  const pid = server?.pid;
+  const cpu0 = pid === undefined ? 0 : cpuMicros(pid);
+  const core0 = coreBusyMicros(opts.serverCpu);
+  const r = await runWrk(opts.wrk, opts.loadCpu, url, scenario.name, connections, opts.seconds);
+  server?.assertAlive(`${scenario.name} at ${connections} connections`);
+  const cpu1 = pid === undefined ? 0 : cpuMicros(pid);
+  const other = Math.max(0, coreBusyMicros(opts.serverCpu) - core0 - (cpu1 - cpu0)) / r.duration_us;
+  const run: LoadRun = {
+    connections,
+    rps: r.rps,
+    p50_ms: r.latency_us.p50 / 1000,
+    p99_ms: r.latency_us.p99 / 1000,
+    requests: r.requests,
+    errors: errorCount(r),
+    ...(pid !== undefined && { cpu_us_per_req: (cpu1 - cpu0) / r.requests }),
+    other_load_pct: Math.round(other * 1000) / 10,
+  };
+  const busy = run.other_load_pct! >= OTHER_LOAD_WARN_PCT ? `  ⚠ other processes on core ${opts.serverCpu}: ${run.other_load_pct}%` : '';
+  const errs = run.errors ? `  ${run.errors} ERRORS ${JSON.stringify(r.errors)}` : '';
+  opts.say(`    ${String(connections).padStart(3)} conn: ${Math.round(run.rps).toLocaleString('en-US').padStart(7)} req/s  p50 ${run.p50_ms.toFixed(3)} ms  p99 ${run.p99_ms.toFixed(3)} ms${run.cpu_us_per_req === undefined ? '' : `  ${run.cpu_us_per_req.toFixed(1)} µs CPU/req`}${errs}${busy}`);
+  return run;
+}
+
+/**
+ * One scenario: answers checked on every target first, then direct to nginx (lowest connection
+ * count: the latency baseline), then the bare proxy, then the gateway, each warmed up and run at
+ * every connection count; then, for SSE, time to first byte against the dripping upstream.
+ */
+export async function measureScenario(opts: MeasureOptions, scenario: Scenario, nginxPort: number, bare: Server, gateway: Server): Promise<ScenarioResult> {
+  const low = Math.min(...opts.connections);
+  await checkAnswer(origin(nginxPort), scenario.upstreamPath, scenario, scenario.upstreamFormat);
+  await checkAnswer(origin(bare.port), scenario.upstreamPath, scenario, scenario.upstreamFormat);
+  await checkAnswer(origin(gateway.port), scenario.gatewayPath, scenario, scenario.clientFormat);
+
+  opts.say(`  ${scenario.name}: direct (nginx)`);
+  const direct: TargetResult = { runs: [await load(opts, origin(nginxPort) + scenario.upstreamPath, scenario, low)] };
+  const targets: Array<[Server, string]> = [
+    [bare, scenario.upstreamPath],
+    [gateway, scenario.gatewayPath],
+  ];
+  const results: TargetResult[] = [];
+  for (const [server, path] of targets) {
+    opts.say(`  ${scenario.name}: ${server.name}`);
+    const url = origin(server.port) + path;
+    if (opts.warmupSeconds > 0) await runWrk(opts.wrk, opts.loadCpu, url, scenario.name, Math.max(...opts.connections), opts.warmupSeconds);
+    const runs: LoadRun[] = [];
+    for (const c of opts.connections) runs.push(await load(opts, url, scenario, c, server));
+    results.push({ runs });
+  }
+  const result: ScenarioResult = { direct, bare: results[0]!, gateway: results[1]! };
+
+  if (scenario.drip && opts.ttfbCount > 0) {
+    const { drip } = scenario;
+    const plain = requestInit(scenario);
+    const withModel = requestInit(scenario, drip.model);
+    result.direct.ttfb = await measureTtfb(origin(nginxPort), drip.upstreamPath, plain, opts.ttfbCount);
+    result.bare.ttfb = await measureTtfb(origin(bare.port), drip.upstreamPath, plain, opts.ttfbCount);
+    result.gateway.ttfb = await measureTtfb(origin(gateway.port), drip.gatewayPath, withModel, opts.ttfbCount);
+    const f = (t: TtfbResult) => `${t.ttfb.p50.toFixed(3)} ms`;
+    opts.say(`    time to first byte p50 (drip): direct ${f(result.direct.ttfb)}, bare ${f(result.bare.ttfb)}, gateway ${f(result.gateway.ttfb)}`);
+  }
+  return result;
+}

@@ -1,0 +1,92 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+/** Readers of /proc: the process tree, who listens on a port, CPU time, memory. Linux only. */
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+      if (text) out.push(...text.split(/\s+/).map(Number));
+    }
+  } catch {
+    // process ended
+  }
+  return out;
+}
+
+export function pidTree(root: number): number[] {
+  const all = [root];
+  for (let i = 0; i < all.length; i++) all.push(...childrenOf(all[i]!));
+  return all;
+}
+
+function listeningInode(port: number): string | undefined {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      // cols[1] local address, cols[3] state (0A = LISTEN), cols[9] inode
+      if (cols[1]?.endsWith(`:${hexPort}`) && cols[3] === '0A') return cols[9];
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The process of `root`'s tree that holds the listening socket on `port`: wrappers (tsx, npm
+ * shims) may sit above it, and memory and CPU targets are about the process that serves.
+ */
+export function listeningPid(root: number, port: number): number {
+  const inode = listeningInode(port);
+  if (!inode) throw new Error(`nothing listens on port ${port}`);
+  const want = `socket:[${inode}]`;
+  for (const pid of pidTree(root)) {
+    let fds: string[] = [];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === want) return pid;
+      } catch {
+        // fd closed meanwhile
+      }
+    }
+  }
+  throw new Error(`port ${port} is not held by process ${root} or its children`);
+}
+
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** utime + stime of the whole process (all threads), in microseconds. */
+export function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK;
+}
+
+/** Busy time of one core since boot (everything but idle and iowait), in microseconds. */
+export function coreBusyMicros(cpu: number): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${cpu} `));
+  if (!line) return NaN;
+  const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+  return ((user! + nice! + system! + irq! + softirq! + (steal ?? 0)) * 1e6) / CLK_TCK;
+}
+
+/** VmRSS (current) and VmHWM (peak) in bytes. */
+export function memory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}

@@ -1,0 +1,96 @@
+import { OTHER_LOAD_WARN_PCT, type ScenarioResult } from './measure.ts';
+import type { Scenario } from './scenarios.ts';
+import type { Runtime } from './servers.ts';
+import { MiB } from './stats.ts';
+import { high, low, rssVerdict, scenarioVerdicts, soakVerdict } from './verdicts.ts';
+
+export interface RuntimeResult {
+  runtime: Runtime;
+  version: string;
+  scenarios: Record<string, ScenarioResult>;
+  memory: { bare: { rss: number; peak: number }; gateway: { rss: number; peak: number } };
+  accounting: { accessLogLines: number; usage: Array<{ group: string; requests: number; outputTokens: number }> };
+}
+
+export interface SoakResult {
+  runtime: Runtime;
+  scenario: string;
+  storage: 'memory' | 'sqlite';
+  target: number;
+  /** wrk connect/read/write/timeout errors and non-2xx answers. */
+  errors: number;
+  samples: Array<{ requests: number; rss: number; peak: number; rps: number }>;
+  marks: Array<{ percent: number; requests: number; rss: number; peak: number }>;
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const f3 = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(3)}`;
+const f2 = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
+const mib = (n: number) => `${(n / MiB).toFixed(1)} MiB`;
+
+export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: { seconds: number; connections: number[]; dripMs: number; storage: string }): string {
+  const lo = Math.min(...meta.connections);
+  const hi = Math.max(...meta.connections);
+  const lines: string[] = [];
+  lines.push(`### ${r.runtime} (${r.version}): gateway vs bare ${r.runtime} proxy, same run`);
+  lines.push('');
+  lines.push(`wrk -t1, ${meta.seconds} s per run; server on core 0, wrk + nginx on core 1. "added" = over calling nginx directly; SSE latency = time to last byte.`);
+  lines.push('');
+  lines.push(`| scenario | req/s @${hi} gw / bare | gw÷bare | direct p50 / p99 @${lo} | added p50 @${lo} gw / bare | added p99 @${lo} gw / bare | CPU µs/req gw / bare | verdict |`);
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---|');
+  for (const s of scenarios) {
+    const x = r.scenarios[s.name];
+    if (!x) continue;
+    const d = low(x.direct.runs);
+    const [gl, bl, gh, bh] = [low(x.gateway.runs), low(x.bare.runs), high(x.gateway.runs), high(x.bare.runs)];
+    const noisy = [...x.direct.runs, ...x.bare.runs, ...x.gateway.runs].some((run) => (run.other_load_pct ?? 0) >= OTHER_LOAD_WARN_PCT);
+    const verdicts = (noisy ? '⚠ ' : '') + (scenarioVerdicts(r.runtime, s, x, r.scenarios).map((v) => v.text).join('; ') || '—');
+    lines.push(
+      `| ${s.label} | ${int(gh.rps)} / ${int(bh.rps)} | ${(gh.rps / bh.rps).toFixed(2)}× | ${d.p50_ms.toFixed(3)} / ${d.p99_ms.toFixed(2)} ms` +
+        ` | ${f3(gl.p50_ms - d.p50_ms)} / ${f3(bl.p50_ms - d.p50_ms)} ms | ${f2(gl.p99_ms - d.p99_ms)} / ${f2(bl.p99_ms - d.p99_ms)} ms` +
+        ` | ${int(gh.cpu_us_per_req ?? NaN)} / ${int(bh.cpu_us_per_req ?? NaN)} | ${verdicts} |`,
+    );
+  }
+  const runs = Object.values(r.scenarios).flatMap((x) => [...x.direct.runs, ...x.bare.runs, ...x.gateway.runs]);
+  const noisy = runs.filter((run) => (run.other_load_pct ?? 0) >= OTHER_LOAD_WARN_PCT);
+  if (noisy.length) {
+    const worst = Math.max(...noisy.map((run) => run.other_load_pct ?? 0));
+    lines.push('');
+    lines.push(`⚠ The machine was not quiet: other processes took ≥ ${OTHER_LOAD_WARN_PCT}% of the server's core in ${noisy.length} of ${runs.length} runs (up to ${worst}%); rows marked ⚠ are unreliable.`);
+  }
+  const streams = scenarios.filter((s) => r.scenarios[s.name]?.gateway.ttfb);
+  if (streams.length) {
+    lines.push('');
+    lines.push(`Time to first byte, SSE, sequential requests on one connection; the upstream sends its first events at once and the rest ${meta.dripMs} ms later:`);
+    lines.push('');
+    lines.push('| scenario | TTFB p50 direct | bare | gateway | gateway − bare | gateway TTFB p90 | gateway TTLB p50 |');
+    lines.push('|---|---:|---:|---:|---:|---:|---:|');
+    for (const s of streams) {
+      const x = r.scenarios[s.name]!;
+      const [d, b, g] = [x.direct.ttfb!, x.bare.ttfb!, x.gateway.ttfb!];
+      lines.push(
+        `| ${s.label} | ${d.ttfb.p50.toFixed(3)} ms | ${b.ttfb.p50.toFixed(3)} ms | ${g.ttfb.p50.toFixed(3)} ms | ${f3(g.ttfb.p50 - b.ttfb.p50)} ms | ${g.ttfb.p90.toFixed(3)} ms | ${g.ttlb.p50.toFixed(2)} ms |`,
+      );
+    }
+  }
+  lines.push('');
+  lines.push('| process (the one listening) | peak RSS (VmHWM) over the whole run | RSS at end | verdict |');
+  lines.push('|---|---:|---:|---|');
+  lines.push(`| bare ${r.runtime} proxy | ${mib(r.memory.bare.peak)} | ${mib(r.memory.bare.rss)} | |`);
+  const v = rssVerdict(r.runtime, r.memory.gateway.peak);
+  lines.push(`| gateway | ${mib(r.memory.gateway.peak)} | ${mib(r.memory.gateway.rss)} | ${v ? v.text : '— (no target)'} |`);
+  lines.push('');
+  const usage = r.accounting.usage.map((u) => `${u.group} ${int(u.requests)} (${int(u.outputTokens)} output tokens)`).join(', ');
+  lines.push(`Gateway switched on: static key auth, model resolution, usage accounting (storage: ${meta.storage}) and access log: ${int(r.accounting.accessLogLines)} access-log lines; usage records by model: ${usage || 'none'}.`);
+  return lines.join('\n');
+}
+
+export function soakMarkdown(s: SoakResult): string {
+  const lines = [`### ${s.runtime}: leak check, ${int(s.target)} requests of ${s.scenario} (64 conn, usage storage: ${s.storage})`, ''];
+  lines.push('| progress | requests | RSS | peak RSS (VmHWM) |', '|---:|---:|---:|---:|');
+  for (const m of s.marks) lines.push(`| ${m.percent}% | ${int(m.requests)} | ${mib(m.rss)} | ${mib(m.peak)} |`);
+  const first = s.marks[0];
+  const last = s.marks.at(-1);
+  if (first && last) lines.push('', `Verdict: ${soakVerdict(first.peak, last.peak).text}${s.errors ? `; ✗ ${int(s.errors)} wrk errors` : ''}.`);
+  return lines.join('\n');
+}

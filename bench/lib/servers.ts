@@ -1,0 +1,75 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { listeningPid } from './proc-stats.ts';
+import { launch, ROOT, stop, waitListening, which } from './procs.ts';
+
+export type Runtime = 'node' | 'bun' | 'deno';
+export const RUNTIMES: Runtime[] = ['node', 'bun', 'deno'];
+
+/**
+ * The runtime's binary: this Node; Bun and Deno from the repo's devDependencies (Deno comes as its
+ * platform package, `@deno/linux-x64-glibc`, when the `deno` wrapper is not installed), else PATH.
+ */
+export function runtimeBin(runtime: Runtime): string | undefined {
+  if (runtime === 'node') return process.execPath;
+  const candidates = [join(ROOT, 'node_modules', '.bin', runtime)];
+  if (runtime === 'deno') candidates.push(join(ROOT, 'node_modules', '@deno', 'linux-x64-glibc', 'deno'));
+  return candidates.find((path) => existsSync(path)) ?? which(runtime);
+}
+
+/** How each runtime starts a TypeScript entry point, exactly as the gateway is run in production. */
+function command(runtime: Runtime, entry: string, args: string[]): [string, string[]] {
+  const bin = runtimeBin(runtime);
+  if (!bin) throw new Error(`${runtime} is not installed (looked in node_modules and PATH; run npm install)`);
+  if (runtime === 'node') return [bin, ['--import', 'tsx', '--single-threaded-gc', entry, ...args]];
+  if (runtime === 'bun') return [bin, ['run', entry, ...args]];
+  return [bin, ['run', '-A', entry, ...args]];
+}
+
+export interface Server {
+  name: string;
+  port: number;
+  /** The process that holds the listening socket (what CPU and memory are read from). */
+  pid: number;
+  stderr(): string;
+  /** Throws, with how it ended and its last stderr lines, when the server is no longer running. */
+  assertAlive(during: string): void;
+  stop(): Promise<void>;
+}
+
+export async function startServer(opts: {
+  name: string;
+  runtime: Runtime;
+  entry: string;
+  args?: string[];
+  cpu: number;
+  env: Record<string, string>;
+  stdoutFile?: string;
+  stderrFile?: string;
+}): Promise<Server> {
+  const [cmd, args] = command(opts.runtime, opts.entry, opts.args ?? []);
+  const launched = launch(opts.cpu, cmd, args, {
+    env: { PORT: '0', HOST: '127.0.0.1', ...opts.env },
+    ...(opts.stdoutFile && { stdoutFile: opts.stdoutFile }),
+    ...(opts.stderrFile && { stderrFile: opts.stderrFile }),
+  });
+  const port = await waitListening(launched, `${opts.name} (${cmd} ${args.join(' ')})`);
+  const pid = listeningPid(launched.child.pid!, port);
+  let ended: string | undefined;
+  let stopping = false;
+  launched.child.once('exit', (code, signal) => (ended = signal ? `signal ${signal}` : `exit code ${code}`));
+  return {
+    name: opts.name,
+    port,
+    pid,
+    stderr: launched.stderr,
+    assertAlive(during) {
+      if (ended === undefined || stopping) return;
+      throw new Error(`${opts.name} ended (${ended}) during ${during}; its stderr ends with:\n${launched.stderr().slice(-3000)}`);
+    },
+    stop: () => {
+      stopping = true;
+      return stop(launched.child);
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import type { LoadRun, ScenarioResult } from './measure.ts';
+import type { Scenario } from './scenarios.ts';
+import type { Runtime } from './servers.ts';
+import { MiB } from './stats.ts';
+
+/** The issue's targets, in one place. Deno has none of its own: Node's rules are applied for information. */
+export const TARGETS = {
+  passthroughThroughput: 0.7,
+  bunPassthroughAddedP50Ms: 0.15,
+  streamTtlbAddedP50Ms: 0.1,
+  /** A relayed first byte is within this of the bare proxy's; a proxy that waits for more shows the drip delay. */
+  streamTtfbSlackMs: 1,
+  translatedVsPassthrough: 0.5,
+  peakRss: { bun: 80 * MiB, node: 150 * MiB } as Partial<Record<Runtime, number>>,
+  /**
+   * Peak RSS growth allowed between 10% and 100% of the soak: the larger of these. Peak, not
+   * current RSS, because current RSS swings with the collector's phase; a leak keeps raising both.
+   */
+  soakGrowth: { bytes: 16 * MiB, ratio: 0.1 },
+};
+
+export const low = (runs: LoadRun[]) => runs.reduce((a, b) => (b.connections < a.connections ? b : a));
+export const high = (runs: LoadRun[]) => runs.reduce((a, b) => (b.connections > a.connections ? b : a));
+
+const mark = (ok: boolean) => (ok ? '✓' : '✗');
+const ms = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(3)} ms`;
+
+export interface Verdict {
+  ok: boolean;
+  text: string;
+}
+
+/** Every target that applies to one scenario row; `all` holds the runtime's other results. */
+export function scenarioVerdicts(runtime: Runtime, s: Scenario, r: ScenarioResult, all: Record<string, ScenarioResult>): Verdict[] {
+  const out: Verdict[] = [];
+  const gwHigh = high(r.gateway.runs);
+  const ratio = gwHigh.rps / high(r.bare.runs).rps;
+  const errors = [...r.bare.runs, ...r.gateway.runs].reduce((n, run) => n + run.errors, 0);
+  if (errors) out.push({ ok: false, text: `✗ ${errors} wrk errors` });
+  if (s.kind === 'passthrough') {
+    const t = TARGETS.passthroughThroughput;
+    out.push({ ok: ratio >= t, text: `${mark(ratio >= t)} thr ${ratio.toFixed(2)}× ${ratio >= t ? '≥' : '<'} ${t}×` });
+    const added = low(r.gateway.runs).p50_ms - low(r.bare.runs).p50_ms;
+    if (runtime === 'bun') {
+      const lim = TARGETS.bunPassthroughAddedP50Ms;
+      out.push({ ok: added <= lim, text: `${mark(added <= lim)} p50 ${ms(added)} vs bare (≤ +${lim})` });
+    }
+    if (s.stream) {
+      const lim = TARGETS.streamTtlbAddedP50Ms;
+      out.push({ ok: added <= lim, text: `${mark(added <= lim)} TTLB ${ms(added)} vs bare (≤ +${lim})` });
+    }
+  }
+  if (s.kind === 'translated' && s.passthroughRef) {
+    const ref = all[s.passthroughRef];
+    if (!ref) out.push({ ok: true, text: `n/a (run ${s.passthroughRef} for the ratio)` });
+    else {
+      const x = gwHigh.rps / high(ref.gateway.runs).rps;
+      const t = TARGETS.translatedVsPassthrough;
+      out.push({ ok: x >= t, text: `${mark(x >= t)} ${x.toFixed(2)}× pass ${x >= t ? '≥' : '<'} ${t}×` });
+    }
+  }
+  if (r.gateway.ttfb && r.bare.ttfb) {
+    const added = r.gateway.ttfb.ttfb.p50 - r.bare.ttfb.ttfb.p50;
+    const lim = TARGETS.streamTtfbSlackMs;
+    out.push({ ok: added <= lim, text: `${mark(added <= lim)} TTFB ${ms(added)} vs bare (≤ +${lim})` });
+  }
+  return out;
+}
+
+export function rssVerdict(runtime: Runtime, peak: number): Verdict | undefined {
+  const limit = TARGETS.peakRss[runtime];
+  if (limit === undefined) return undefined;
+  return { ok: peak < limit, text: `${mark(peak < limit)} < ${limit / MiB} MiB` };
+}
+
+export function soakVerdict(peak10: number, peak100: number): Verdict {
+  const growth = peak100 - peak10;
+  const limit = Math.max(TARGETS.soakGrowth.bytes, TARGETS.soakGrowth.ratio * peak10);
+  const ok = growth <= limit;
+  return { ok, text: `${mark(ok)} peak RSS grew ${(growth / MiB).toFixed(1)} MiB from 10% to 100% (flat: ≤ ${(limit / MiB).toFixed(1)} MiB, the larger of ${TARGETS.soakGrowth.bytes / MiB} MiB and ${TARGETS.soakGrowth.ratio * 100}%)` };
+}

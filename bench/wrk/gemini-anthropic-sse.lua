@@ -1,0 +1,4 @@
+-- Gemini-style streamGenerateContent?alt=sse, translated to an Anthropic upstream
+local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
+dofile(here .. 'common.lua')
+bench_request('POST', 'gemini-stream.json', 'gemini')
