@@ -4,7 +4,7 @@ import { GatewayError, isGatewayError, toGatewayError } from '../errors.ts';
 import type { ChatRequest, ChatResult, SourceFamily, StreamEvent } from '../ir.ts';
 import { peekStream } from '../http/peek-stream.ts';
 import { checkModelAllowed } from '../keys.ts';
-import type { PassthroughCall, Upstream } from '../upstreams/types.ts';
+import type { PassthroughCall, Upstream, UpstreamRequest } from '../upstreams/types.ts';
 import { admitCall, meterOutcome, type AdmissionHint } from './meter-call.ts';
 import { readUpstreamError } from './read-upstream-error.ts';
 import { isTransientUpstreamError } from './retryable.ts';
@@ -70,28 +70,31 @@ async function runRoutes(call: ChatCall): Promise<ChatOutcome> {
         return { kind: 'response', response: await runPassthrough(ctx, upstream, pass, { ...call.passthrough!, target, warn: (message) => call.warnings.push(message) }), target };
       }
       ir ??= call.request();
-      return await callRoute(ctx, upstream, target, { ...ir, model: target.upstreamModel }, call.warnings);
+      const req: ChatRequest = { ...ir, model: target.upstreamModel };
+      const routeWarnings: string[] = [];
+      let wire: UpstreamRequest;
+      try {
+        wire = await upstream.writeRequest(req, target, (message) => routeWarnings.push(message));
+      } catch (err) {
+        // This route cannot express the request; a later one may (a host with file support, say).
+        if (!isGatewayError(err)) throw err;
+        first ??= err;
+        continue;
+      }
+      const outcome = await callRoute(ctx, upstream, target, req, wire);
+      call.warnings.push(...routeWarnings);
+      return outcome;
     } catch (err) {
-      if (!isGatewayError(err) || !canTryNextRoute(err)) throw err;
+      if (!isGatewayError(err) || !isTransientUpstreamError(err)) throw err;
       first ??= err;
     }
   }
   throw first!;
 }
 
-async function callRoute(ctx: RequestContext, upstream: Upstream, target: RouteTarget, req: ChatRequest, warnings: string[]): Promise<ChatOutcome> {
-  const routeWarnings: string[] = [];
-  let wire;
-  try {
-    wire = await upstream.writeRequest(req, target, (message) => routeWarnings.push(message));
-  } catch (err) {
-    // Marks translation refusals so another route (which may support the feature) gets a turn.
-    if (isGatewayError(err)) (err as GatewayError & { translation?: boolean }).translation = true;
-    throw err;
-  }
+async function callRoute(ctx: RequestContext, upstream: Upstream, target: RouteTarget, req: ChatRequest, wire: UpstreamRequest): Promise<ChatOutcome> {
   const res = await sendUpstream(ctx, target.provider, wire, timeoutFor(ctx, target.config.timeoutMs));
   if (!res.ok) throw await readUpstreamError(upstream, res);
-  warnings.push(...routeWarnings);
   if (req.stream) {
     if (!res.body) throw new GatewayError('upstream', `Upstream "${target.provider}" sent an empty stream`);
     // An upstream whose first event is already an error (a throttling frame, an error chunk)
@@ -110,8 +113,4 @@ async function callRoute(ctx: RequestContext, upstream: Upstream, target: RouteT
     throw new GatewayError('upstream', `Upstream "${target.provider}" sent a body that is not JSON`, { cause: err });
   }
   return { kind: 'result', result: upstream.readResponse(body, req), target };
-}
-
-function canTryNextRoute(err: GatewayError): boolean {
-  return (err as GatewayError & { translation?: boolean }).translation === true || isTransientUpstreamError(err);
 }
