@@ -2,9 +2,10 @@ import Anthropic1 from '@anthropic-ai/sdk';
 import { ApiError, GoogleGenAI, type GenerateContentResponse } from '@google/genai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chunkFrame, eventFrame, exceptionFrame } from '../helpers/bedrock-frames.ts';
-import { type BedrockCall, type FakeBedrock, startFakeBedrock } from '../helpers/fake-bedrock.ts';
+import type { FakeBedrock } from '../helpers/fake-bedrock.ts';
 import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
 import { loadJsonFixture } from '../helpers/streams.ts';
+import { AWS, type BedrockContract, CLAUDE, CLAUDE_ID, clearCalls, converseFrames, invokeFrames, json, onlyCall, OSS, OSS_ID, startBedrockContract } from './bedrock-contract-setup.ts';
 
 /**
  * Second half of the Bedrock contract tests (bedrock-sdk.test.ts has the Claude-style and
@@ -12,53 +13,21 @@ import { loadJsonFixture } from '../helpers/streams.ts';
  * on a fake Bedrock that checks every SigV4 signature; gateway credentials Bedrock refuses; and
  * client aborts reaching Bedrock.
  */
-const AWS = {
-  accessKeyId: 'ASIAQ3EGUXLAMBDA7K2B',
-  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYzLambdaKEY',
-  sessionToken: 'IQoJb3JpZ2luX2VjEHoaCXVzLWVhc3QtMSJHMEUCIQDfakeLambdaSessionToken+/==',
-};
-const BEDROCK_API_KEY = 'ABSKQmVkcm9ja0FQSUtleS1mYWtlLWtleQ==';
-const CLAUDE_ID = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
-const OSS_ID = 'openai.gpt-oss-120b-1:0';
-const CLAUDE = 'acme.claude-sonnet-4-5';
-const OSS = 'acme.gpt-oss-120b';
 
 let fake: FakeBedrock;
 let gateway: RunningGateway;
 let ai: GoogleGenAI;
+let contract: BedrockContract;
 
 beforeAll(async () => {
-  fake = await startFakeBedrock({ region: 'us-east-1', ...AWS, apiKey: BEDROCK_API_KEY });
-  gateway = await startTestGateway(
-    testConfig({
-      providers: {
-        aws: { type: 'bedrock', region: 'us-east-1', baseUrl: fake.url, ...AWS },
-        'aws-key': { type: 'bedrock', region: 'us-east-1', baseUrl: fake.url, apiKey: BEDROCK_API_KEY },
-      },
-      models: [
-        { id: 'claude-sonnet-4-5', routes: [{ provider: 'aws', model: CLAUDE_ID }] },
-        { id: 'gpt-oss-120b', routes: [{ provider: 'aws-key', model: OSS_ID }] },
-      ],
-    }),
-  );
+  contract = await startBedrockContract();
+  ({ fake, gateway } = contract);
   ai = new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: `${gateway.url}/api/gemini` } });
 });
-afterAll(async () => {
-  await gateway.close();
-  await fake.close();
-});
-beforeEach(() => {
-  fake.calls.length = 0;
-  fake.rejected.length = 0;
-});
+afterAll(() => contract.close());
+beforeEach(() => clearCalls(fake));
 
-const json = (name: string) => () => ({ json: loadJsonFixture(`contract/${name}`) });
-const invokeFrames = (name: string): Uint8Array[] => loadJsonFixture<unknown[]>(`contract/${name}`).map((event) => chunkFrame(event));
-const converseFrames = (name: string): Uint8Array[] => loadJsonFixture<Array<[string, unknown]>>(`contract/${name}`).map(([type, payload]) => eventFrame(type, payload));
-const only = (): BedrockCall => {
-  expect(fake.calls).toHaveLength(1);
-  return fake.calls[0]!;
-};
+const only = () => onlyCall(fake);
 const weatherDecl = { name: 'get_weather', description: 'Get weather', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
 
 async function drain(stream: AsyncGenerator<GenerateContentResponse>): Promise<{ chunks: GenerateContentResponse[]; error?: unknown }> {

@@ -3,9 +3,10 @@ import Anthropic0 from 'anthropic-sdk-0';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chunkFrame, eventFrame, exceptionFrame } from '../helpers/bedrock-frames.ts';
-import { type BedrockCall, type FakeBedrock, startFakeBedrock } from '../helpers/fake-bedrock.ts';
-import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import type { FakeBedrock } from '../helpers/fake-bedrock.ts';
+import { TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
 import { loadJsonFixture } from '../helpers/streams.ts';
+import { AWS, BEDROCK_API_KEY, type BedrockContract, CLAUDE, CLAUDE_ID, clearCalls, converseFrames, invokeFrames, json, onlyCall, OSS, OSS_ID, startBedrockContract } from './bedrock-contract-setup.ts';
 
 /**
  * Claude-style and OpenAI-style SDKs against models on AWS Bedrock, with a fake Bedrock that checks
@@ -18,53 +19,20 @@ const SDKS: Array<[string, new (opts: Record<string, unknown>) => unknown]> = [
   ['@anthropic-ai/sdk 0.x', Anthropic0 as never],
 ];
 
-/** Temporary credentials as a Lambda execution role gets them. */
-const AWS = {
-  accessKeyId: 'ASIAQ3EGUXLAMBDA7K2B',
-  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYzLambdaKEY',
-  sessionToken: 'IQoJb3JpZ2luX2VjEHoaCXVzLWVhc3QtMSJHMEUCIQDfakeLambdaSessionToken+/==',
-};
-const BEDROCK_API_KEY = 'ABSKQmVkcm9ja0FQSUtleS1mYWtlLWtleQ==';
-const CLAUDE_ID = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
-const OSS_ID = 'openai.gpt-oss-120b-1:0';
-const CLAUDE = 'acme.claude-sonnet-4-5';
-const OSS = 'acme.gpt-oss-120b';
 const weatherTool = { name: 'get_weather', description: 'Get weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
 
 let fake: FakeBedrock;
 let gateway: RunningGateway;
+let contract: BedrockContract;
 
 beforeAll(async () => {
-  fake = await startFakeBedrock({ region: 'us-east-1', ...AWS, apiKey: BEDROCK_API_KEY });
-  gateway = await startTestGateway(
-    testConfig({
-      providers: {
-        aws: { type: 'bedrock', region: 'us-east-1', baseUrl: fake.url, ...AWS },
-        'aws-key': { type: 'bedrock', region: 'us-east-1', baseUrl: fake.url, apiKey: BEDROCK_API_KEY },
-      },
-      models: [
-        { id: 'claude-sonnet-4-5', created: 1759104000, routes: [{ provider: 'aws', model: CLAUDE_ID }] },
-        { id: 'gpt-oss-120b', created: 1754352000, routes: [{ provider: 'aws-key', model: OSS_ID }] },
-      ],
-    }),
-  );
+  contract = await startBedrockContract();
+  ({ fake, gateway } = contract);
 });
-afterAll(async () => {
-  await gateway.close();
-  await fake.close();
-});
-beforeEach(() => {
-  fake.calls.length = 0;
-  fake.rejected.length = 0;
-});
+afterAll(() => contract.close());
+beforeEach(() => clearCalls(fake));
 
-const json = (name: string) => () => ({ json: loadJsonFixture(`contract/${name}`) });
-const invokeFrames = (name: string): Uint8Array[] => loadJsonFixture<unknown[]>(`contract/${name}`).map((event) => chunkFrame(event));
-const converseFrames = (name: string): Uint8Array[] => loadJsonFixture<Array<[string, unknown]>>(`contract/${name}`).map(([type, payload]) => eventFrame(type, payload));
-const only = (): BedrockCall => {
-  expect(fake.calls).toHaveLength(1);
-  return fake.calls[0]!;
-};
+const only = () => onlyCall(fake);
 const caught = <T>(promise: Promise<T>) => promise.then(() => undefined, (e: unknown) => e as Error & { status?: number });
 
 describe('openai SDK', () => {

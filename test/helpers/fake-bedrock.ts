@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { abortCounter, listenLocal, sleep, type AbortCounter } from './fake-server.ts';
 import { parseAuthorization, sigV4Signature } from './sigv4.ts';
 
 export type BedrockOperation = 'converse' | 'converse-stream' | 'invoke' | 'invoke-with-response-stream' | 'count-tokens';
@@ -72,7 +72,7 @@ export async function startFakeBedrock(opts: FakeBedrockOptions = {}): Promise<F
   let handler: BedrockHandler = opts.handler ?? (() => ({ error: { type: 'ResourceNotFoundException', message: 'No reply scripted', status: 404 } }));
   const calls: BedrockCall[] = [];
   const rejected: string[] = [];
-  const state = { aborts: 0 };
+  const aborts = abortCounter('Bedrock');
 
   const server = createServer(async (req, res) => {
     const raw = await readBody(req);
@@ -100,7 +100,7 @@ export async function startFakeBedrock(opts: FakeBedrockOptions = {}): Promise<F
     } catch (err) {
       reply = { error: { type: 'InternalServerException', message: String(err), status: 500 } };
     }
-    await send(res, reply, state);
+    await send(res, reply, aborts);
   });
 
   function checkAuth(req: IncomingMessage, path: string, body: Buffer): { type: string; message: string } | undefined {
@@ -138,40 +138,26 @@ export async function startFakeBedrock(opts: FakeBedrockOptions = {}): Promise<F
     return undefined;
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     region,
     calls,
     rejected,
     get aborts() {
-      return state.aborts;
+      return aborts.count;
     },
     reply(next) {
       handler = next;
     },
-    async waitForAborts(count, ms = 5000) {
-      const deadline = Date.now() + ms;
-      while (state.aborts < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} aborted Bedrock responses, saw ${state.aborts}`);
-        await sleep(10);
-      }
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    waitForAborts: (count, ms) => aborts.waitFor(count, ms),
+    close,
   };
 }
 
-async function send(res: ServerResponse, reply: BedrockReply, state: { aborts: number }): Promise<void> {
+async function send(res: ServerResponse, reply: BedrockReply, aborts: AbortCounter): Promise<void> {
   if (reply.error) return sendError(res, reply.error, reply.headers);
-  let finished = false;
-  res.on('close', () => {
-    if (!finished) state.aborts++;
-  });
+  const finish = aborts.track(res);
   const headers: Record<string, string> = { 'x-amzn-requestid': 'fake-request-id', ...reply.headers };
   if (reply.frames) {
     headers['content-type'] ??= 'application/vnd.amazon.eventstream';
@@ -183,7 +169,7 @@ async function send(res: ServerResponse, reply: BedrockReply, state: { aborts: n
       res.write(frame);
     }
     if (reply.hang) return;
-    finished = true;
+    finish();
     res.end();
     return;
   }
@@ -193,7 +179,7 @@ async function send(res: ServerResponse, reply: BedrockReply, state: { aborts: n
     res.flushHeaders();
     return;
   }
-  finished = true;
+  finish();
   res.end(JSON.stringify(reply.json ?? {}));
 }
 
@@ -212,5 +198,3 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { abortCounter, listenLocal, sleep } from './fake-server.ts';
+
+export { sleep };
 
 /** What the fake upstream saw. */
 export interface RecordedRequest {
@@ -47,7 +49,7 @@ export interface FakeUpstream {
  */
 export async function startFakeUpstream(initial: FakeHandler = () => ({ status: 404, body: { error: 'no handler' } })): Promise<FakeUpstream> {
   let handler = initial;
-  const state = { aborts: 0 };
+  const aborts = abortCounter('upstream');
   const requests: RecordedRequest[] = [];
   const server: Server = createServer(async (req, res) => {
     const recorded = await record(req);
@@ -58,10 +60,7 @@ export async function startFakeUpstream(initial: FakeHandler = () => ({ status: 
     } catch (err) {
       reply = { status: 500, body: { error: String(err) } };
     }
-    let finished = false;
-    res.on('close', () => {
-      if (!finished) state.aborts++;
-    });
+    const finish = aborts.track(res);
     const headers: Record<string, string> = { ...reply.headers };
     if (reply.chunks) {
       headers['content-type'] ??= 'text/event-stream';
@@ -74,7 +73,7 @@ export async function startFakeUpstream(initial: FakeHandler = () => ({ status: 
         res.write(chunk);
       }
       if (reply.hang) return;
-      finished = true;
+      finish();
       res.end();
       return;
     }
@@ -89,32 +88,21 @@ export async function startFakeUpstream(initial: FakeHandler = () => ({ status: 
       res.flushHeaders();
       return;
     }
-    finished = true;
+    finish();
     res.end(payload);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
     get aborts() {
-      return state.aborts;
+      return aborts.count;
     },
     reply(next) {
       handler = next;
     },
-    async waitForAborts(count, ms = 5000) {
-      const deadline = Date.now() + ms;
-      while (state.aborts < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} aborted upstream responses, saw ${state.aborts}`);
-        await sleep(10);
-      }
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    waitForAborts: (count, ms) => aborts.waitFor(count, ms),
+    close,
   };
 }
 
@@ -130,8 +118,6 @@ async function record(req: IncomingMessage): Promise<RecordedRequest> {
   }
   return { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, json };
 }
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Splits raw SSE wire text into its events (each keeps its trailing blank line) for `chunks`. */
 export function sseChunks(wire: string): string[] {

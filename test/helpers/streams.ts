@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { GatewayError } from '../../core/errors.ts';
 
 export function fromArray<T>(items: readonly T[]): ReadableStream<T> {
   return new ReadableStream<T>({
@@ -35,4 +36,14 @@ export function bytesInPieces(text: string, size: number): Uint8Array[] {
   const out: Uint8Array[] = [];
   for (let i = 0; i < bytes.length; i += size) out.push(bytes.slice(i, i + size));
   return out;
+}
+
+/** Feeds wire `text` through `reader` in pieces of `size` bytes and collects what comes out. */
+export function readInPieces<T>(text: string, size: number, reader: ReadableWritablePair<T, Uint8Array>): Promise<T[]> {
+  return collect(fromArray(bytesInPieces(text, size)).pipeThrough(reader));
+}
+
+/** What a client can tell of a gateway error: compared in tests instead of the error object. */
+export function errorView(e: GatewayError) {
+  return { kind: e.kind, status: e.status, message: e.message, code: e.opts.code, retryAfter: e.opts.retryAfter };
 }

@@ -7,27 +7,18 @@
 import Anthropic1 from '@anthropic-ai/sdk';
 import Anthropic0 from 'anthropic-sdk-0';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import { TEST_KEY } from '../helpers/gateway.ts';
+import { parseSse, postMessages, type WireEvent } from './helpers/messages-wire.ts';
+import { startOneOpenAIHost, type OneOpenAIHost } from './helpers/one-openai-host.ts';
 
-let host: FakeUpstream;
-let gateway: RunningGateway;
+let up: OneOpenAIHost;
 
 beforeAll(async () => {
-  host = await startFakeUpstream();
-  gateway = await startTestGateway(
-    testConfig({
-      providers: { qwen: { type: 'openai', baseUrl: `${host.url}/v1`, apiKey: 'sk-up' } },
-      models: [{ id: 'qwen3-coder', routes: [{ provider: 'qwen', model: 'Qwen/Qwen3-Coder' }] }],
-    }),
-  );
+  up = await startOneOpenAIHost('qwen', 'qwen3-coder', 'Qwen/Qwen3-Coder');
 });
-afterAll(async () => {
-  await gateway.close();
-  await host.close();
-});
+afterAll(() => up.close());
 beforeEach(() => {
-  host.requests.length = 0;
+  up.host.requests.length = 0;
 });
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
@@ -52,22 +43,6 @@ const TEXT_TOOL_TEXT = [
 
 const tools = [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object' as const, properties: { path: { type: 'string' } }, required: ['path'] } }];
 const body = { model: 'acme.qwen3-coder', max_tokens: 512, stream: true, tools, messages: [{ role: 'user', content: 'Open a.ts' }] };
-
-interface WireEvent {
-  event: string;
-  data: any;
-}
-
-function parseSse(text: string): WireEvent[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim())
-    .map((block) => {
-      const event = /^event: (.*)$/m.exec(block)?.[1] ?? '';
-      const data = /^data: (.*)$/m.exec(block)?.[1] ?? '';
-      return { event, data: JSON.parse(data) };
-    });
-}
 
 const DELTA_BLOCK: Record<string, string> = { text_delta: 'text', input_json_delta: 'tool_use', thinking_delta: 'thinking', signature_delta: 'thinking' };
 
@@ -106,12 +81,8 @@ function grammarProblems(events: WireEvent[]): string[] {
 
 describe('pitfall 1: text → tool call → text from an OpenAI-compatible model', () => {
   it('the raw SSE opens blocks 0, 1, 2 in order and every delta targets the open block of its type', async () => {
-    host.reply(() => ({ chunks: TEXT_TOOL_TEXT }));
-    const res = await fetch(`${gateway.url}/api/anthropic/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify(body),
-    });
+    up.host.reply(() => ({ chunks: TEXT_TOOL_TEXT }));
+    const res = await postMessages(up.gateway.url, body);
     expect(res.status).toBe(200);
     const events = parseSse(await res.text());
     expect(grammarProblems(events)).toEqual([]);
@@ -137,8 +108,8 @@ describe('pitfall 1: text → tool call → text from an OpenAI-compatible model
     ['@anthropic-ai/sdk 1.x', Anthropic1],
     ['@anthropic-ai/sdk 0.x', Anthropic0],
   ] as const)('%s: finalMessage() accumulates the three blocks without "Content block not found"', async (_name, Client) => {
-    host.reply(() => ({ chunks: TEXT_TOOL_TEXT, delayMs: 1 }));
-    const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0 });
+    up.host.reply(() => ({ chunks: TEXT_TOOL_TEXT, delayMs: 1 }));
+    const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${up.gateway.url}/api/anthropic`, maxRetries: 0 });
     const stream = client.messages.stream(body as never);
     const seen: string[] = [];
     stream.on('streamEvent', (event) => seen.push(event.type));

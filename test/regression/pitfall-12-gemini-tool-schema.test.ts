@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import { startTestGateway, testConfig, type RunningGateway } from '../helpers/gateway.ts';
+import { postMessages } from './helpers/messages-wire.ts';
 
 let google: FakeUpstream;
 let gateway: RunningGateway;
@@ -76,11 +77,7 @@ function rejectedKeywords(node: unknown, path = ''): string[] {
 
 describe('pitfall 12: Claude-style tools → Gemini', () => {
   it('the declarations Gemini receives hold nothing it rejects, and keep what it accepts', async () => {
-    const res = await fetch(`${gateway.url}/api/anthropic/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ model: 'acme.gemini-2.5-pro', max_tokens: 100, tools: TOOLS, messages: [{ role: 'user', content: 'Fetch example.com' }] }),
-    });
+    const res = await postMessages(gateway.url, { model: 'acme.gemini-2.5-pro', max_tokens: 100, tools: TOOLS, messages: [{ role: 'user', content: 'Fetch example.com' }] });
     expect(res.status).toBe(200);
     const declarations = google.requests[0]!.json.tools[0].functionDeclarations;
     expect(rejectedKeywords(declarations)).toEqual([]);
@@ -106,11 +103,7 @@ describe('pitfall 12: Claude-style tools → Gemini', () => {
   });
 
   it('every rewrite is reported in x-switchyard-warnings, per tool and path', async () => {
-    const res = await fetch(`${gateway.url}/api/anthropic/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ model: 'acme.gemini-2.5-pro', max_tokens: 100, tools: TOOLS, messages: [{ role: 'user', content: 'Fetch example.com' }] }),
-    });
+    const res = await postMessages(gateway.url, { model: 'acme.gemini-2.5-pro', max_tokens: 100, tools: TOOLS, messages: [{ role: 'user', content: 'Fetch example.com' }] });
     const warnings = res.headers.get('x-switchyard-warnings') ?? '';
     for (const expected of [
       'tool "WebFetch" schema rewritten for Gemini',

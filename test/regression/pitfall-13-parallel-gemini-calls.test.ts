@@ -7,12 +7,11 @@
 import Anthropic1 from '@anthropic-ai/sdk';
 import Anthropic0 from 'anthropic-sdk-0';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import { TEST_KEY } from '../helpers/gateway.ts';
+import { postMessages } from './helpers/messages-wire.ts';
+import { startFourUpstreams, type FourUpstreams } from './helpers/four-upstreams.ts';
 
-let google: FakeUpstream;
-let oss: FakeUpstream;
-let gateway: RunningGateway;
+let up: FourUpstreams;
 
 const gChunk = (parts: unknown[], last = false) =>
   `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts }, index: 0, ...(last && { finishReason: 'STOP' }) }], usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 15, totalTokenCount: 35 }, modelVersion: 'gemini-2.5-flash', responseId: 'resp13' })}\n\n`;
@@ -37,26 +36,16 @@ const OPENAI_INTERLEAVED = [
 ];
 
 beforeAll(async () => {
-  google = await startFakeUpstream(() => ({ chunks: GEMINI_STREAM }));
-  oss = await startFakeUpstream(() => ({ chunks: OPENAI_INTERLEAVED }));
-  gateway = await startTestGateway(
-    testConfig({
-      providers: {
-        google: { type: 'gemini', baseUrl: google.url, apiKey: 'g-key' },
-        oss: { type: 'openai', baseUrl: `${oss.url}/v1`, apiKey: 'sk-oss' },
-      },
-      models: [
-        { id: 'gemini-2.5-flash', routes: [{ provider: 'google', model: 'gemini-2.5-flash' }] },
-        { id: 'qwen3', routes: [{ provider: 'oss', model: 'qwen3' }] },
-      ],
-    }),
-  );
+  up = await startFourUpstreams({
+    google: () => ({ chunks: GEMINI_STREAM }),
+    oss: () => ({ chunks: OPENAI_INTERLEAVED }),
+    models: [
+      { id: 'gemini-2.5-flash', routes: [{ provider: 'google', model: 'gemini-2.5-flash' }] },
+      { id: 'qwen3', routes: [{ provider: 'oss', model: 'qwen3' }] },
+    ],
+  });
 });
-afterAll(async () => {
-  await gateway.close();
-  await google.close();
-  await oss.close();
-});
+afterAll(() => up.close());
 
 const tools = [
   { name: 'get_weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } },
@@ -66,11 +55,7 @@ const body = { model: 'acme.gemini-2.5-flash', max_tokens: 256, stream: true, to
 
 describe('pitfall 13: parallel Gemini calls → Claude-style client', () => {
   it('raw SSE: three tool_use blocks with indices 0, 1, 2, distinct ids, each with its own arguments', async () => {
-    const res = await fetch(`${gateway.url}/api/anthropic/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify(body),
-    });
+    const res = await postMessages(up.gateway.url, body);
     const events = (await res.text()).split('\n\n').filter((b) => b.trim()).map((b) => JSON.parse(/^data: (.*)$/m.exec(b)![1]!));
     const starts = events.filter((e) => e.type === 'content_block_start');
     expect(starts.map((e) => [e.index, e.content_block.type, e.content_block.name])).toEqual([
@@ -90,7 +75,7 @@ describe('pitfall 13: parallel Gemini calls → Claude-style client', () => {
     ['1.x', Anthropic1],
     ['0.x', Anthropic0],
   ] as const)('SDK %s finalMessage(): three separate calls', async (_v, Client) => {
-    const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0 });
+    const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${up.gateway.url}/api/anthropic`, maxRetries: 0 });
     const final = await client.messages.stream(body as never).finalMessage();
     expect(final.content.map((b) => [b.type, (b as { name: string }).name, (b as { input: unknown }).input])).toEqual(CALLS.map(([name, input]) => ['tool_use', name, input]));
   });
@@ -98,7 +83,7 @@ describe('pitfall 13: parallel Gemini calls → Claude-style client', () => {
 
 describe('pitfall 13: parallel calls from an OpenAI-compatible host → Gemini-style client', () => {
   it('interleaved tool-call fragments become two whole functionCall parts', async () => {
-    const res = await fetch(`${gateway.url}/api/gemini/v1beta/models/acme.qwen3:streamGenerateContent?alt=sse`, {
+    const res = await fetch(`${up.gateway.url}/api/gemini/v1beta/models/acme.qwen3:streamGenerateContent?alt=sse`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-goog-api-key': TEST_KEY },
       body: JSON.stringify({

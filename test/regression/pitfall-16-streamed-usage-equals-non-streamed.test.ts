@@ -8,13 +8,11 @@ import Anthropic1 from '@anthropic-ai/sdk';
 import Anthropic0 from 'anthropic-sdk-0';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import { TEST_KEY } from '../helpers/gateway.ts';
+import { startFourUpstreams, type FourUpstreams } from './helpers/four-upstreams.ts';
 
-let claude: FakeUpstream;
-let oss: FakeUpstream;
+let up: FourUpstreams;
 let deepseek: FakeUpstream;
-let google: FakeUpstream;
-let gateway: RunningGateway;
 
 // One answer, "Cached hello." with 10 fresh input tokens, 200 written to and 3000 read from the cache, 50 out.
 const sse = (event: string, data: Record<string, unknown>) => `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;
@@ -51,30 +49,23 @@ const GEMINI_STREAM = [geminiChunk('Cached ', { promptTokenCount: 3010, cachedCo
 
 beforeAll(async () => {
   const streaming = (req: { json?: { stream?: boolean } }) => req.json?.stream === true;
-  claude = await startFakeUpstream((req) => (streaming(req) ? { chunks: ANTHROPIC_STREAM } : { body: ANTHROPIC_MESSAGE }));
-  oss = await startFakeUpstream((req) => (streaming(req) ? { chunks: OPENAI.chunks } : { body: OPENAI.json }));
   deepseek = await startFakeUpstream((req) => (streaming(req) ? { chunks: DEEPSEEK.chunks } : { body: DEEPSEEK.json }));
-  google = await startFakeUpstream((req) => (req.url.includes('alt=sse') ? { chunks: GEMINI_STREAM } : { body: GEMINI_JSON }));
-  gateway = await startTestGateway(
-    testConfig({
-      providers: {
-        claude: { type: 'anthropic', baseUrl: claude.url, apiKey: 'sk-ant' },
-        oss: { type: 'openai', baseUrl: `${oss.url}/v1`, apiKey: 'sk-oss' },
-        deepseek: { type: 'openai', baseUrl: `${deepseek.url}/v1`, apiKey: 'sk-ds' },
-        google: { type: 'gemini', baseUrl: google.url, apiKey: 'g-key' },
-      },
-      models: [
-        { id: 'claude-sonnet-4-6', routes: [{ provider: 'claude', model: 'claude-sonnet-4-6' }] },
-        { id: 'gpt-5', routes: [{ provider: 'oss', model: 'gpt-5' }] },
-        { id: 'deepseek-v4', routes: [{ provider: 'deepseek', model: 'deepseek-chat' }] },
-        { id: 'gemini-2.5-pro', routes: [{ provider: 'google', model: 'gemini-2.5-pro' }] },
-      ],
-    }),
-  );
+  up = await startFourUpstreams({
+    claude: (req) => (streaming(req) ? { chunks: ANTHROPIC_STREAM } : { body: ANTHROPIC_MESSAGE }),
+    oss: (req) => (streaming(req) ? { chunks: OPENAI.chunks } : { body: OPENAI.json }),
+    google: (req) => (req.url.includes('alt=sse') ? { chunks: GEMINI_STREAM } : { body: GEMINI_JSON }),
+    providers: { deepseek: { type: 'openai', baseUrl: `${deepseek.url}/v1`, apiKey: 'sk-ds' } },
+    models: [
+      { id: 'claude-sonnet-4-6', routes: [{ provider: 'claude', model: 'claude-sonnet-4-6' }] },
+      { id: 'gpt-5', routes: [{ provider: 'oss', model: 'gpt-5' }] },
+      { id: 'deepseek-v4', routes: [{ provider: 'deepseek', model: 'deepseek-chat' }] },
+      { id: 'gemini-2.5-pro', routes: [{ provider: 'google', model: 'gemini-2.5-pro' }] },
+    ],
+  });
 });
 afterAll(async () => {
-  await gateway.close();
-  await Promise.all([claude.close(), oss.close(), deepseek.close(), google.close()]);
+  await up.close();
+  await deepseek.close();
 });
 
 const CLAUDE_STYLE = [
@@ -89,7 +80,7 @@ describe.each(CLAUDE_STYLE)('pitfall 16: Claude-style client, %s', (_name, model
     ['1.x', Anthropic1],
     ['0.x', Anthropic0],
   ] as const)('SDK %s: stream().finalMessage().usage equals create().usage, cache fields included', async (_v, Client) => {
-    const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0 });
+    const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${up.gateway.url}/api/anthropic`, maxRetries: 0 });
     const params = { model, max_tokens: 100, messages: [{ role: 'user' as const, content: 'Hello' }] };
     const plain = await client.messages.create(params);
     const streamed = await client.messages.stream(params).finalMessage();
@@ -106,7 +97,7 @@ const GEMINI_STYLE = [
 describe.each(GEMINI_STYLE)('pitfall 16: Gemini-style client, %s', (_name, model, expected) => {
   it('the last streamed usageMetadata equals the non-streamed one', async () => {
     const post = (action: string) =>
-      fetch(`${gateway.url}/api/gemini/v1beta/models/${model}:${action}`, {
+      fetch(`${up.gateway.url}/api/gemini/v1beta/models/${model}:${action}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-goog-api-key': TEST_KEY },
         body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] }),

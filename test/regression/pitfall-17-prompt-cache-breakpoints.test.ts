@@ -8,54 +8,33 @@
  * Gemini, Bedrock Converse).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FAKE_CREDENTIALS, startFakeBedrock, type FakeBedrock } from '../helpers/fake-bedrock.ts';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import { TEST_KEY } from '../helpers/gateway.ts';
+import { startFourUpstreams, type FourUpstreams } from './helpers/four-upstreams.ts';
 
 const MESSAGE = { id: 'msg_17', type: 'message', role: 'assistant', model: 'claude', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } };
 const COMPLETION = { id: 'c17', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } };
 const GEMINI = { candidates: [{ content: { role: 'model', parts: [{ text: 'ok' }] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 1, totalTokenCount: 6 } };
 const CONVERSE = { output: { message: { role: 'assistant', content: [{ text: 'ok' }] } }, stopReason: 'end_turn', usage: { inputTokens: 5, outputTokens: 1, totalTokens: 6 }, metrics: { latencyMs: 10 } };
 
-let claude: FakeUpstream;
-let oss: FakeUpstream;
-let google: FakeUpstream;
-let aws: FakeBedrock;
-let gateway: RunningGateway;
+let up: FourUpstreams;
 
 beforeAll(async () => {
-  claude = await startFakeUpstream(() => ({ body: MESSAGE }));
-  oss = await startFakeUpstream(() => ({ body: COMPLETION }));
-  google = await startFakeUpstream(() => ({ body: GEMINI }));
-  aws = await startFakeBedrock({ handler: (call) => ({ json: call.operation === 'converse' ? CONVERSE : MESSAGE }) });
-  gateway = await startTestGateway(
-    testConfig({
-      providers: {
-        claude: { type: 'anthropic', baseUrl: claude.url, apiKey: 'sk-ant' },
-        oss: { type: 'openai', baseUrl: `${oss.url}/v1`, apiKey: 'sk-oss' },
-        google: { type: 'gemini', baseUrl: google.url, apiKey: 'g-key' },
-        aws: { type: 'bedrock', region: aws.region, baseUrl: aws.url, ...FAKE_CREDENTIALS },
-      },
-      models: [
-        { id: 'claude-sonnet-4-6', routes: [{ provider: 'claude', model: 'claude-sonnet-4-6' }] },
-        { id: 'bedrock-claude', routes: [{ provider: 'aws', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
-        { id: 'nova-pro', routes: [{ provider: 'aws', model: 'us.amazon.nova-pro-v1:0' }] },
-        { id: 'kimi-k2', routes: [{ provider: 'oss', model: 'moonshotai/kimi-k2' }] },
-        { id: 'gemini-2.5-pro', routes: [{ provider: 'google', model: 'gemini-2.5-pro' }] },
-      ],
-    }),
-  );
+  up = await startFourUpstreams({
+    claude: () => ({ body: MESSAGE }),
+    oss: () => ({ body: COMPLETION }),
+    google: () => ({ body: GEMINI }),
+    aws: (call) => ({ json: call.operation === 'converse' ? CONVERSE : MESSAGE }),
+    models: [
+      { id: 'claude-sonnet-4-6', routes: [{ provider: 'claude', model: 'claude-sonnet-4-6' }] },
+      { id: 'bedrock-claude', routes: [{ provider: 'aws', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
+      { id: 'nova-pro', routes: [{ provider: 'aws', model: 'us.amazon.nova-pro-v1:0' }] },
+      { id: 'kimi-k2', routes: [{ provider: 'oss', model: 'moonshotai/kimi-k2' }] },
+      { id: 'gemini-2.5-pro', routes: [{ provider: 'google', model: 'gemini-2.5-pro' }] },
+    ],
+  });
 });
-afterAll(async () => {
-  await gateway.close();
-  await Promise.all([claude.close(), oss.close(), google.close(), aws.close()]);
-});
-beforeEach(() => {
-  claude.requests.length = 0;
-  oss.requests.length = 0;
-  google.requests.length = 0;
-  aws.calls.length = 0;
-});
+afterAll(() => up.close());
+beforeEach(() => up.clearRecords());
 
 const billing = (cch: string) => ({ type: 'text', text: `x-anthropic-billing-header: cc_version=2.1.37.a1b; cc_entrypoint=cli; cch=${cch};` });
 /** Claude Code's request shape: the billing block first, then the cached system prompt and tools. */
@@ -73,7 +52,7 @@ const claudeCodeBody = (model: string, cch: string, extra: Record<string, unknow
 });
 
 const post = (body: unknown, beta?: string) =>
-  fetch(`${gateway.url}/api/anthropic/v1/messages`, {
+  fetch(`${up.gateway.url}/api/anthropic/v1/messages`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', ...(beta ? { 'anthropic-beta': beta } : {}) },
     body: JSON.stringify(body),
@@ -83,7 +62,7 @@ describe('pitfall 17: Anthropic fast path', () => {
   it('top-level, system, tool and message cache_control (and the 1h-TTL beta) reach Anthropic exactly', async () => {
     const body = claudeCodeBody('acme.claude-sonnet-4-6', 'aaaaa', { cache_control: { type: 'ephemeral' } });
     expect((await post(body, 'extended-cache-ttl-2025-04-11')).status).toBe(200);
-    const seen = claude.requests[0]!;
+    const seen = up.claude.requests[0]!;
     expect(seen.json).toEqual({ ...body, model: 'claude-sonnet-4-6' });
     expect(seen.headers['anthropic-beta']).toBe('extended-cache-ttl-2025-04-11');
   });
@@ -92,7 +71,7 @@ describe('pitfall 17: Anthropic fast path', () => {
     const body = claudeCodeBody('acme.bedrock-claude', 'aaaaa');
     expect((await post(body)).status).toBe(200);
     const { model: _m, ...rest } = body;
-    expect(aws.calls[0]!.json).toEqual({ anthropic_version: 'bedrock-2023-05-31', ...rest });
+    expect(up.aws.calls[0]!.json).toEqual({ anthropic_version: 'bedrock-2023-05-31', ...rest });
   });
 });
 
@@ -100,7 +79,7 @@ describe('pitfall 17: Bedrock Converse (non-Claude model)', () => {
   it('system and tool breakpoints become cachePoints, the billing block after them; top-level cache_control marks the last block', async () => {
     const body = claudeCodeBody('acme.nova-pro', 'aaaaa', { cache_control: { type: 'ephemeral' }, messages: [{ role: 'user', content: 'List the files' }] });
     expect((await post(body)).status).toBe(200);
-    const sent = aws.calls[0]!.json;
+    const sent = up.aws.calls[0]!.json;
     // The per-request billing block comes after the last cachePoint, or no prefix would ever repeat.
     expect(sent.system).toEqual([
       { text: 'You are Claude Code, Anthropic\'s official CLI for Claude.' },
@@ -119,7 +98,7 @@ describe('pitfall 17: OpenAI-compatible upstream (implicit prefix caching)', () 
   it('the billing block goes last: two turns with different cch share the whole system prefix', async () => {
     await post(claudeCodeBody('acme.kimi-k2', 'aaaaa'));
     await post(claudeCodeBody('acme.kimi-k2', 'bbbbb'));
-    const [first, second] = oss.requests.map((r) => r.json.messages[0]);
+    const [first, second] = up.oss.requests.map((r) => r.json.messages[0]);
     expect(first).toEqual({
       role: 'system',
       content: 'You are Claude Code, Anthropic\'s official CLI for Claude.\n\nWorking directory: /repo\n\nx-anthropic-billing-header: cc_version=2.1.37.a1b; cc_entrypoint=cli; cch=aaaaa;',
@@ -133,7 +112,7 @@ describe('pitfall 17: OpenAI-compatible upstream (implicit prefix caching)', () 
 describe('pitfall 17: Gemini upstream (implicit prefix caching)', () => {
   it('systemInstruction keeps the stable parts first and the billing block last', async () => {
     await post(claudeCodeBody('acme.gemini-2.5-pro', 'aaaaa'));
-    expect(google.requests[0]!.json.systemInstruction).toEqual({
+    expect(up.google.requests[0]!.json.systemInstruction).toEqual({
       parts: [{ text: 'You are Claude Code, Anthropic\'s official CLI for Claude.' }, { text: 'Working directory: /repo' }, { text: billing('aaaaa').text }],
     });
   });

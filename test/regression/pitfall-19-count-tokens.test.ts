@@ -8,46 +8,29 @@
 import Anthropic1 from '@anthropic-ai/sdk';
 import Anthropic0 from 'anthropic-sdk-0';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_CREDENTIALS, startFakeBedrock, type FakeBedrock } from '../helpers/fake-bedrock.ts';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import { TEST_KEY } from '../helpers/gateway.ts';
+import { startFourUpstreams, type FourUpstreams } from './helpers/four-upstreams.ts';
 
-let claude: FakeUpstream;
-let oss: FakeUpstream;
-let google: FakeUpstream;
-let aws: FakeBedrock;
-let gateway: RunningGateway;
+let up: FourUpstreams;
 let googleDown = false;
 
 beforeAll(async () => {
-  claude = await startFakeUpstream((req) => (req.url === '/v1/messages/count_tokens' ? { body: { input_tokens: 1111 } } : { status: 404, body: {} }));
-  oss = await startFakeUpstream(() => ({ status: 404, body: { error: { message: 'no such route' } } }));
-  google = await startFakeUpstream((req) =>
-    googleDown ? { status: 503, body: { error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } } } : req.url.includes(':countTokens') ? { body: { totalTokens: 2222 } } : { status: 404, body: {} },
-  );
-  aws = await startFakeBedrock({ handler: (call) => (call.operation === 'count-tokens' ? { json: { inputTokens: call.json?.input?.invokeModel ? 3333 : 4444 } } : { error: { type: 'ValidationException', message: 'unexpected', status: 400 } }) });
-  gateway = await startTestGateway(
-    testConfig({
-      providers: {
-        claude: { type: 'anthropic', baseUrl: claude.url, apiKey: 'sk-ant' },
-        oss: { type: 'openai', baseUrl: `${oss.url}/v1`, apiKey: 'sk-oss' },
-        google: { type: 'gemini', baseUrl: google.url, apiKey: 'g-key' },
-        aws: { type: 'bedrock', region: aws.region, baseUrl: aws.url, ...FAKE_CREDENTIALS },
-      },
-      models: [
-        { id: 'claude-sonnet-4-6', routes: [{ provider: 'claude', model: 'claude-sonnet-4-6' }] },
-        { id: 'gpt-oss-120b', routes: [{ provider: 'oss', model: 'openai/gpt-oss-120b' }] },
-        { id: 'gemini-2.5-pro', routes: [{ provider: 'google', model: 'gemini-2.5-pro' }] },
-        { id: 'bedrock-claude', routes: [{ provider: 'aws', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
-        { id: 'nova-pro', routes: [{ provider: 'aws', model: 'amazon.nova-pro-v1:0' }] },
-      ],
-    }),
-  );
+  up = await startFourUpstreams({
+    claude: (req) => (req.url === '/v1/messages/count_tokens' ? { body: { input_tokens: 1111 } } : { status: 404, body: {} }),
+    oss: () => ({ status: 404, body: { error: { message: 'no such route' } } }),
+    google: (req) =>
+      googleDown ? { status: 503, body: { error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } } } : req.url.includes(':countTokens') ? { body: { totalTokens: 2222 } } : { status: 404, body: {} },
+    aws: (call) => (call.operation === 'count-tokens' ? { json: { inputTokens: call.json?.input?.invokeModel ? 3333 : 4444 } } : { error: { type: 'ValidationException', message: 'unexpected', status: 400 } }),
+    models: [
+      { id: 'claude-sonnet-4-6', routes: [{ provider: 'claude', model: 'claude-sonnet-4-6' }] },
+      { id: 'gpt-oss-120b', routes: [{ provider: 'oss', model: 'openai/gpt-oss-120b' }] },
+      { id: 'gemini-2.5-pro', routes: [{ provider: 'google', model: 'gemini-2.5-pro' }] },
+      { id: 'bedrock-claude', routes: [{ provider: 'aws', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
+      { id: 'nova-pro', routes: [{ provider: 'aws', model: 'amazon.nova-pro-v1:0' }] },
+    ],
+  });
 });
-afterAll(async () => {
-  await gateway.close();
-  await Promise.all([claude.close(), oss.close(), google.close(), aws.close()]);
-});
+afterAll(() => up.close());
 
 const body = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user' as const, content: 'How many tokens is this sentence, roughly speaking?' }], ...extra });
 
@@ -64,7 +47,7 @@ describe.each(UPSTREAMS)('pitfall 19: count_tokens with a %s upstream', (_kind, 
     ['1.x', Anthropic1],
     ['0.x', Anthropic0],
   ] as const)('SDK %s countTokens() answers, and the header says where the number comes from', async (_v, Client) => {
-    const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0 });
+    const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${up.gateway.url}/api/anthropic`, maxRetries: 0 });
     const { data, response } = await client.messages.countTokens(body(model)).withResponse();
     if (count === undefined) expect(data.input_tokens).toBeGreaterThan(5);
     else expect(data).toEqual({ input_tokens: count });
@@ -74,7 +57,7 @@ describe.each(UPSTREAMS)('pitfall 19: count_tokens with a %s upstream', (_kind, 
 
 describe('pitfall 19: estimates', () => {
   const count = async (extra: Record<string, unknown>) => {
-    const res = await fetch(`${gateway.url}/api/anthropic/v1/messages/count_tokens`, {
+    const res = await fetch(`${up.gateway.url}/api/anthropic/v1/messages/count_tokens`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
       body: JSON.stringify(body('acme.gpt-oss-120b', extra)),
@@ -94,7 +77,7 @@ describe('pitfall 19: estimates', () => {
   it('a counter that is down gives a marked estimate, never an unmarked guess', async () => {
     googleDown = true;
     try {
-      const res = await fetch(`${gateway.url}/api/anthropic/v1/messages/count_tokens`, {
+      const res = await fetch(`${up.gateway.url}/api/anthropic/v1/messages/count_tokens`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
         body: JSON.stringify(body('acme.gemini-2.5-pro')),

@@ -7,25 +7,16 @@
 import Anthropic1 from '@anthropic-ai/sdk';
 import Anthropic0 from 'anthropic-sdk-0';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import { TEST_KEY } from '../helpers/gateway.ts';
+import { parseSse, postMessages } from './helpers/messages-wire.ts';
+import { startOneOpenAIHost, type OneOpenAIHost } from './helpers/one-openai-host.ts';
 
-let host: FakeUpstream;
-let gateway: RunningGateway;
+let up: OneOpenAIHost;
 
 beforeAll(async () => {
-  host = await startFakeUpstream();
-  gateway = await startTestGateway(
-    testConfig({
-      providers: { oss: { type: 'openai', baseUrl: `${host.url}/v1`, apiKey: 'sk-up' } },
-      models: [{ id: 'glm-4.6', routes: [{ provider: 'oss', model: 'zai/glm-4.6' }] }],
-    }),
-  );
+  up = await startOneOpenAIHost('oss', 'glm-4.6', 'zai/glm-4.6');
 });
-afterAll(async () => {
-  await gateway.close();
-  await host.close();
-});
+afterAll(() => up.close());
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'chatcmpl-2', object: 'chat.completion.chunk', created: 1, model: 'zai/glm-4.6', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -101,21 +92,10 @@ const tools = [
 ];
 const body = { model: 'acme.glm-4.6', max_tokens: 256, stream: true, tools, messages: [{ role: 'user', content: 'Weather and time in Paris?' }] };
 
-function parseSse(text: string): Array<{ event: string; data: any }> {
-  return text
-    .split('\n\n')
-    .filter((b) => b.trim())
-    .map((b) => ({ event: /^event: (.*)$/m.exec(b)![1]!, data: JSON.parse(/^data: (.*)$/m.exec(b)![1]!) }));
-}
-
 describe.each(HOSTS)('pitfall 2: %s', (_name, chunks, expected) => {
   it('raw SSE: each call is a tool_use block whose arguments come only as input_json_delta on that block', async () => {
-    host.reply(() => ({ chunks }));
-    const res = await fetch(`${gateway.url}/api/anthropic/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}`, 'anthropic-version': '2026-10-21' },
-      body: JSON.stringify(body),
-    });
+    up.host.reply(() => ({ chunks }));
+    const res = await postMessages(up.gateway.url, body, { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}`, 'anthropic-version': '2026-10-21' });
     const events = parseSse(await res.text());
     const blocks = events.filter((e) => e.event === 'content_block_start').map((e) => e.data);
     expect(blocks).toEqual(expected.map((c, index) => ({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} } })));
@@ -130,8 +110,8 @@ describe.each(HOSTS)('pitfall 2: %s', (_name, chunks, expected) => {
     ['1.x', Anthropic1],
     ['0.x', Anthropic0],
   ] as const)('SDK %s finalMessage() has the full input of every call', async (_v, Client) => {
-    host.reply(() => ({ chunks, delayMs: 1 }));
-    const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0 });
+    up.host.reply(() => ({ chunks, delayMs: 1 }));
+    const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${up.gateway.url}/api/anthropic`, maxRetries: 0 });
     const final = await client.messages.stream(body as never).finalMessage();
     expect(final.content).toEqual(expected.map((c) => ({ type: 'tool_use', ...c })));
     expect(final.stop_reason).toBe('tool_use');

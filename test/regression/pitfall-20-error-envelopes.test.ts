@@ -11,24 +11,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventFrame, exceptionFrame } from '../helpers/bedrock-frames.ts';
-import { FAKE_CREDENTIALS, startFakeBedrock, type FakeBedrock } from '../helpers/fake-bedrock.ts';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import { TEST_KEY } from '../helpers/gateway.ts';
+import { startFourUpstreams, type FourUpstreams } from './helpers/four-upstreams.ts';
+import { postMessages } from './helpers/messages-wire.ts';
 
-let oss: FakeUpstream;
-let google: FakeUpstream;
-let aws: FakeBedrock;
+let up: FourUpstreams;
 /** Sends a few chunks, then destroys the socket: a connection lost mid-answer. */
 let cut: Server;
 let cutUrl: string;
-let gateway: RunningGateway;
 
 const oChunk = (delta: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'c20', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
 
 beforeAll(async () => {
-  oss = await startFakeUpstream();
-  google = await startFakeUpstream();
-  aws = await startFakeBedrock();
   cut = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(oChunk({ role: 'assistant', content: 'Partial ans' }));
@@ -36,35 +30,28 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => cut.listen(0, '127.0.0.1', resolve));
   cutUrl = `http://127.0.0.1:${(cut.address() as AddressInfo).port}`;
-  gateway = await startTestGateway(
-    testConfig({
-      providers: {
-        oss: { type: 'openai', baseUrl: `${oss.url}/v1`, apiKey: 'sk-oss' },
-        flaky: { type: 'openai', baseUrl: `${cutUrl}/v1`, apiKey: 'sk-flaky' },
-        google: { type: 'gemini', baseUrl: google.url, apiKey: 'g-key' },
-        aws: { type: 'bedrock', region: aws.region, baseUrl: aws.url, ...FAKE_CREDENTIALS },
-      },
-      models: [
-        { id: 'gpt-oss-120b', routes: [{ provider: 'oss', model: 'openai/gpt-oss-120b' }] },
-        { id: 'flaky-oss', routes: [{ provider: 'flaky', model: 'openai/gpt-oss-120b' }] },
-        { id: 'gemini-2.5-pro', routes: [{ provider: 'google', model: 'gemini-2.5-pro' }] },
-        { id: 'bedrock-claude', routes: [{ provider: 'aws', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
-        { id: 'nova-pro', routes: [{ provider: 'aws', model: 'us.amazon.nova-pro-v1:0' }] },
-      ],
-    }),
-  );
+  up = await startFourUpstreams({
+    providers: { flaky: { type: 'openai', baseUrl: `${cutUrl}/v1`, apiKey: 'sk-flaky' } },
+    models: [
+      { id: 'gpt-oss-120b', routes: [{ provider: 'oss', model: 'openai/gpt-oss-120b' }] },
+      { id: 'flaky-oss', routes: [{ provider: 'flaky', model: 'openai/gpt-oss-120b' }] },
+      { id: 'gemini-2.5-pro', routes: [{ provider: 'google', model: 'gemini-2.5-pro' }] },
+      { id: 'bedrock-claude', routes: [{ provider: 'aws', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
+      { id: 'nova-pro', routes: [{ provider: 'aws', model: 'us.amazon.nova-pro-v1:0' }] },
+    ],
+  });
 });
 afterAll(async () => {
-  await gateway.close();
-  await Promise.all([oss.close(), google.close(), aws.close(), new Promise<void>((resolve) => cut.close(() => resolve()))]);
+  await up.close();
+  await new Promise<void>((resolve) => cut.close(() => resolve()));
 });
 
-const client = () => new Anthropic1({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0 });
+const client = () => new Anthropic1({ apiKey: TEST_KEY, baseURL: `${up.gateway.url}/api/anthropic`, maxRetries: 0 });
 const ask = (model: string) => ({ model, max_tokens: 64, messages: [{ role: 'user' as const, content: 'Hi' }] });
 const overloaded = {
-  oss: () => oss.reply(() => ({ status: 503, body: { error: { message: 'Service Unavailable', type: 'server_error', code: 503 } } })),
-  google: () => google.reply(() => ({ status: 503, body: { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } } })),
-  aws: () => aws.reply(() => ({ error: { type: 'ServiceUnavailableException', message: 'Bedrock is unable to process your request.', status: 503 } })),
+  oss: () => up.oss.reply(() => ({ status: 503, body: { error: { message: 'Service Unavailable', type: 'server_error', code: 503 } } })),
+  google: () => up.google.reply(() => ({ status: 503, body: { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } } })),
+  aws: () => up.aws.reply(() => ({ error: { type: 'ServiceUnavailableException', message: 'Bedrock is unable to process your request.', status: 503 } })),
 };
 
 describe('pitfall 20: an overloaded upstream reaches a Claude-style client as 529 overloaded_error', () => {
@@ -84,7 +71,7 @@ describe('pitfall 20: an overloaded upstream reaches a Claude-style client as 52
 
   it('the same OpenAI-host 503 reaches a Gemini-style client as 503 UNAVAILABLE', async () => {
     overloaded.oss();
-    const res = await fetch(`${gateway.url}/api/gemini/v1beta/models/acme.gpt-oss-120b:generateContent`, {
+    const res = await fetch(`${up.gateway.url}/api/gemini/v1beta/models/acme.gpt-oss-120b:generateContent`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-goog-api-key': TEST_KEY },
       body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] }),
@@ -100,7 +87,7 @@ describe('pitfall 20: other upstream failures keep their class and message', () 
     [500, 'InternalServerError', 'api_error', { error: { message: 'CUDA out of memory', type: 'internal_error' } }],
     [400, 'BadRequestError', 'invalid_request_error', { error: { message: "This model's maximum context length is 131072 tokens", type: 'invalid_request_error', code: 'context_length_exceeded' } }],
   ] as const)('OpenAI-compatible %i → %s (%s) in the Anthropic envelope, upstream message kept', async (status, className, type, body) => {
-    oss.reply(() => ({ status, body, headers: status === 429 ? { 'retry-after': '7' } : ({} as Record<string, string>) }));
+    up.oss.reply(() => ({ status, body, headers: status === 429 ? { 'retry-after': '7' } : ({} as Record<string, string>) }));
     const err = (await client().messages.create(ask('acme.gpt-oss-120b')).catch((e: unknown) => e)) as InstanceType<typeof Anthropic1.APIError>;
     expect([err.constructor.name, err.status]).toEqual([className, status]);
     expect(err.error).toEqual({ type: 'error', error: { type, message: `Upstream oss: ${body.error.message}` } });
@@ -110,11 +97,7 @@ describe('pitfall 20: other upstream failures keep their class and message', () 
 
 /** Raw SSE of one Claude-style streaming call. */
 async function streamWire(model: string): Promise<{ status: number; events: Array<{ event: string; data: any }> }> {
-  const res = await fetch(`${gateway.url}/api/anthropic/v1/messages`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({ ...ask(model), stream: true }),
-  });
+  const res = await postMessages(up.gateway.url, { ...ask(model), stream: true });
   const text = await res.text();
   const events = text.split('\n\n').filter((b) => b.trim()).map((b) => ({ event: /^event: (.*)$/m.exec(b)?.[1] ?? '', data: JSON.parse(/^data: (.*)$/m.exec(b)![1]!) }));
   return { status: res.status, events };
@@ -125,20 +108,20 @@ describe('pitfall 20: failures mid-stream end with event: error, never a clean m
     [
       'an OpenAI-compatible `data: {"error":…}` chunk',
       'acme.gpt-oss-120b',
-      () => oss.reply(() => ({ chunks: [oChunk({ role: 'assistant', content: 'Partial ans' }), `data: ${JSON.stringify({ error: { message: 'Upstream provider overloaded', type: 'server_error', code: 503 } })}\n\n`] })),
+      () => up.oss.reply(() => ({ chunks: [oChunk({ role: 'assistant', content: 'Partial ans' }), `data: ${JSON.stringify({ error: { message: 'Upstream provider overloaded', type: 'server_error', code: 503 } })}\n\n`] })),
       'overloaded_error',
     ],
     [
       'an OpenAI-compatible `event: error` line',
       'acme.gpt-oss-120b',
-      () => oss.reply(() => ({ chunks: [oChunk({ role: 'assistant', content: 'Partial ans' }), `event: error\ndata: ${JSON.stringify({ error: { message: 'Internal error', type: 'server_error' } })}\n\n`] })),
+      () => up.oss.reply(() => ({ chunks: [oChunk({ role: 'assistant', content: 'Partial ans' }), `event: error\ndata: ${JSON.stringify({ error: { message: 'Internal error', type: 'server_error' } })}\n\n`] })),
       'api_error',
     ],
     [
       'a Gemini error chunk',
       'acme.gemini-2.5-pro',
       () =>
-        google.reply(() => ({
+        up.google.reply(() => ({
           chunks: [
             `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'Partial ans' }] }, index: 0 }], usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 } })}\n\n`,
             `data: ${JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } })}\n\n`,
@@ -150,7 +133,7 @@ describe('pitfall 20: failures mid-stream end with event: error, never a clean m
       'a Bedrock exception frame',
       'acme.nova-pro',
       () =>
-        aws.reply(() => ({
+        up.aws.reply(() => ({
           frames: [
             eventFrame('messageStart', { role: 'assistant' }),
             eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Partial ans' } }),
@@ -178,12 +161,8 @@ describe('pitfall 20: failures mid-stream end with event: error, never a clean m
   });
 
   it('an error before the first event is a real HTTP status, not a 200 with an error frame', async () => {
-    oss.reply(() => ({ chunks: [`data: ${JSON.stringify({ error: { message: 'Upstream provider overloaded', type: 'server_error', code: 503 } })}\n\n`] }));
-    const res = await fetch(`${gateway.url}/api/anthropic/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ ...ask('acme.gpt-oss-120b'), stream: true }),
-    });
+    up.oss.reply(() => ({ chunks: [`data: ${JSON.stringify({ error: { message: 'Upstream provider overloaded', type: 'server_error', code: 503 } })}\n\n`] }));
+    const res = await postMessages(up.gateway.url, { ...ask('acme.gpt-oss-120b'), stream: true });
     expect([res.status, res.headers.get('content-type')]).toEqual([529, 'application/json']);
     expect(await res.json()).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Upstream oss: Upstream provider overloaded' } });
   });

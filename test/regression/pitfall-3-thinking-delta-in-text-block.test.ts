@@ -6,25 +6,16 @@
 import Anthropic1 from '@anthropic-ai/sdk';
 import Anthropic0 from 'anthropic-sdk-0';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import { TEST_KEY } from '../helpers/gateway.ts';
+import { parseSse, postMessages } from './helpers/messages-wire.ts';
+import { startOneOpenAIHost, type OneOpenAIHost } from './helpers/one-openai-host.ts';
 
-let host: FakeUpstream;
-let gateway: RunningGateway;
+let up: OneOpenAIHost;
 
 beforeAll(async () => {
-  host = await startFakeUpstream();
-  gateway = await startTestGateway(
-    testConfig({
-      providers: { oss: { type: 'openai', baseUrl: `${host.url}/v1`, apiKey: 'sk-up' } },
-      models: [{ id: 'kimi-k2', routes: [{ provider: 'oss', model: 'moonshot/kimi-k2-thinking' }] }],
-    }),
-  );
+  up = await startOneOpenAIHost('oss', 'kimi-k2', 'moonshot/kimi-k2-thinking');
 });
-afterAll(async () => {
-  await gateway.close();
-  await host.close();
-});
+afterAll(() => up.close());
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'chatcmpl-3', object: 'chat.completion.chunk', created: 1, model: 'kimi', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -44,23 +35,12 @@ const stream = (field: 'reasoning_content' | 'reasoning') => [
 
 const body = { model: 'acme.kimi-k2', max_tokens: 256, stream: true, messages: [{ role: 'user', content: 'What is 6*7?' }] };
 
-function parseSse(text: string): Array<{ event: string; data: any }> {
-  return text
-    .split('\n\n')
-    .filter((b) => b.trim())
-    .map((b) => ({ event: /^event: (.*)$/m.exec(b)![1]!, data: JSON.parse(/^data: (.*)$/m.exec(b)![1]!) }));
-}
-
 const ALLOWED: Record<string, string[]> = { text: ['text_delta'], thinking: ['thinking_delta', 'signature_delta'] };
 
 describe.each(['reasoning_content', 'reasoning'] as const)('pitfall 3: text → %s → text', (field) => {
   it('raw SSE: text, thinking and text blocks, each receiving only deltas of its own type', async () => {
-    host.reply(() => ({ chunks: stream(field) }));
-    const res = await fetch(`${gateway.url}/api/anthropic/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify(body),
-    });
+    up.host.reply(() => ({ chunks: stream(field) }));
+    const res = await postMessages(up.gateway.url, body);
     const events = parseSse(await res.text());
     const types: string[] = [];
     const misrouted: string[] = [];
@@ -86,8 +66,8 @@ describe.each(['reasoning_content', 'reasoning'] as const)('pitfall 3: text → 
     ['1.x', Anthropic1],
     ['0.x', Anthropic0],
   ] as const)('SDK %s finalMessage() keeps the three blocks apart', async (_v, Client) => {
-    host.reply(() => ({ chunks: stream(field), delayMs: 1 }));
-    const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0 });
+    up.host.reply(() => ({ chunks: stream(field), delayMs: 1 }));
+    const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${up.gateway.url}/api/anthropic`, maxRetries: 0 });
     const final = await client.messages.stream(body as never).finalMessage();
     expect(final.content).toEqual([
       { type: 'text', text: 'First, an answer.' },

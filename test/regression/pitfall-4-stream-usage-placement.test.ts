@@ -9,6 +9,7 @@ import Anthropic0 from 'anthropic-sdk-0';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import { parseSse, postMessages } from './helpers/messages-wire.ts';
 
 let oss: FakeUpstream;
 let google: FakeUpstream;
@@ -58,22 +59,11 @@ const MODELS = [
   ['Gemini (prompt count from the first chunk)', 'acme.gemini-2.5-flash', 31],
 ] as const;
 
-function parseSse(text: string): Array<{ event: string; data: any }> {
-  return text
-    .split('\n\n')
-    .filter((b) => b.trim())
-    .map((b) => ({ event: /^event: (.*)$/m.exec(b)![1]!, data: JSON.parse(/^data: (.*)$/m.exec(b)![1]!) }));
-}
-
 describe.each(MODELS)('pitfall 4: %s', (_name, model, startInput) => {
   const body = { model, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hi' }] };
 
   it('usage sits where Anthropic puts it: message_start and message_delta, never message_stop', async () => {
-    const res = await fetch(`${gateway.url}/api/anthropic/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify(body),
-    });
+    const res = await postMessages(gateway.url, body);
     const events = parseSse(await res.text());
     const start = events[0]!;
     expect(start.event).toBe('message_start');

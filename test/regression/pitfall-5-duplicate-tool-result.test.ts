@@ -5,12 +5,10 @@
  */
 import Anthropic1 from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import { TEST_KEY } from '../helpers/gateway.ts';
+import { startFourUpstreams, type FourUpstreams } from './helpers/four-upstreams.ts';
 
-let claude: FakeUpstream;
-let oss: FakeUpstream;
-let gateway: RunningGateway;
+let up: FourUpstreams;
 
 const ANTHROPIC_MESSAGE = {
   id: 'msg_5',
@@ -32,30 +30,17 @@ const OPENAI_COMPLETION = {
 };
 
 beforeAll(async () => {
-  claude = await startFakeUpstream(() => ({ body: ANTHROPIC_MESSAGE }));
-  oss = await startFakeUpstream(() => ({ body: OPENAI_COMPLETION }));
-  gateway = await startTestGateway(
-    testConfig({
-      providers: {
-        claude: { type: 'anthropic', baseUrl: claude.url, apiKey: 'sk-ant' },
-        oss: { type: 'openai', baseUrl: `${oss.url}/v1`, apiKey: 'sk-oss' },
-      },
-      models: [
-        { id: 'claude-sonnet-4-6', routes: [{ provider: 'claude', model: 'claude-sonnet-4-6' }] },
-        { id: 'qwen3-coder', routes: [{ provider: 'oss', model: 'qwen3-coder' }] },
-      ],
-    }),
-  );
+  up = await startFourUpstreams({
+    claude: () => ({ body: ANTHROPIC_MESSAGE }),
+    oss: () => ({ body: OPENAI_COMPLETION }),
+    models: [
+      { id: 'claude-sonnet-4-6', routes: [{ provider: 'claude', model: 'claude-sonnet-4-6' }] },
+      { id: 'qwen3-coder', routes: [{ provider: 'oss', model: 'qwen3-coder' }] },
+    ],
+  });
 });
-afterAll(async () => {
-  await gateway.close();
-  await claude.close();
-  await oss.close();
-});
-beforeEach(() => {
-  claude.requests.length = 0;
-  oss.requests.length = 0;
-});
+afterAll(() => up.close());
+beforeEach(() => up.clearRecords());
 
 /** Tool-result ids in upstream OpenAI messages, in order. */
 const toolMessageIds = (messages: Array<{ role: string; tool_call_id?: string }>) => messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
@@ -65,7 +50,7 @@ const toolResultIds = (messages: Array<{ role: string; content: Array<{ type: st
 
 describe('pitfall 5: Claude-style history → OpenAI-compatible upstream', () => {
   it('Claude Code parallel tool results (one with an image, one with several text blocks) give one tool message per call', async () => {
-    const client = new Anthropic1({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0 });
+    const client = new Anthropic1({ apiKey: TEST_KEY, baseURL: `${up.gateway.url}/api/anthropic`, maxRetries: 0 });
     await client.messages.create({
       model: 'acme.qwen3-coder',
       max_tokens: 100,
@@ -89,7 +74,7 @@ describe('pitfall 5: Claude-style history → OpenAI-compatible upstream', () =>
         },
       ],
     });
-    const sent = oss.requests[0]!.json.messages;
+    const sent = up.oss.requests[0]!.json.messages;
     expect(sent.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'user']);
     expect(toolMessageIds(sent)).toEqual(['toolu_shot', 'toolu_ls']);
     expect(sent[2]).toEqual({ role: 'tool', tool_call_id: 'toolu_shot', content: 'Captured:' });
@@ -98,7 +83,7 @@ describe('pitfall 5: Claude-style history → OpenAI-compatible upstream', () =>
   });
 
   it('a client that sends the same tool_result twice gets one tool message', async () => {
-    const client = new Anthropic1({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0 });
+    const client = new Anthropic1({ apiKey: TEST_KEY, baseURL: `${up.gateway.url}/api/anthropic`, maxRetries: 0 });
     await client.messages.create({
       model: 'acme.qwen3-coder',
       max_tokens: 100,
@@ -108,7 +93,7 @@ describe('pitfall 5: Claude-style history → OpenAI-compatible upstream', () =>
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_ls', content: 'a.ts' }, { type: 'tool_result', tool_use_id: 'toolu_ls', content: 'b.ts' }] },
       ],
     });
-    const sent = oss.requests[0]!.json.messages;
+    const sent = up.oss.requests[0]!.json.messages;
     expect(sent.slice(2)).toEqual([{ role: 'tool', tool_call_id: 'toolu_ls', content: 'a.ts\n\nb.ts' }]);
   });
 });
@@ -128,7 +113,7 @@ function geminiHistory(withIds: boolean, split: boolean) {
 }
 
 const generate = (model: string, body: unknown) =>
-  fetch(`${gateway.url}/api/gemini/v1beta/models/${model}:generateContent`, {
+  fetch(`${up.gateway.url}/api/gemini/v1beta/models/${model}:generateContent`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-goog-api-key': TEST_KEY },
     body: JSON.stringify(body),
@@ -142,7 +127,7 @@ describe.each([
   it('→ Anthropic upstream: one tool_result for the tool_use', async () => {
     const res = await generate('acme.claude-sonnet-4-6', geminiHistory(withIds, split));
     expect(res.status).toBe(200);
-    const sent = claude.requests[0]!.json;
+    const sent = up.claude.requests[0]!.json;
     const toolUseIds = sent.messages[1].content.filter((b: { type: string }) => b.type === 'tool_use').map((b: { id: string }) => b.id);
     expect(toolUseIds).toHaveLength(1);
     expect(toolResultIds(sent.messages)).toEqual([[], toolUseIds]);
@@ -151,7 +136,7 @@ describe.each([
   it('→ OpenAI-compatible upstream: one tool message for the tool call', async () => {
     const res = await generate('acme.qwen3-coder', geminiHistory(withIds, split));
     expect(res.status).toBe(200);
-    const sent = oss.requests[0]!.json.messages;
+    const sent = up.oss.requests[0]!.json.messages;
     const callIds = sent[1].tool_calls.map((c: { id: string }) => c.id);
     expect(callIds).toHaveLength(1);
     expect(toolMessageIds(sent)).toEqual(callIds);
@@ -168,7 +153,7 @@ describe('pitfall 5: control — two calls to the same function are two results,
       ],
     });
     expect(res.status).toBe(200);
-    const sent = claude.requests[0]!.json.messages;
+    const sent = up.claude.requests[0]!.json.messages;
     const calls = sent[1].content.map((b: { id: string; input: unknown }) => [b.id, b.input]);
     const results = sent[2].content.map((b: { tool_use_id: string; content: unknown }) => [b.tool_use_id, b.content]);
     expect(results).toEqual([

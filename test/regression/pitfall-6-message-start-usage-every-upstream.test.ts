@@ -8,15 +8,11 @@ import Anthropic1 from '@anthropic-ai/sdk';
 import Anthropic0 from 'anthropic-sdk-0';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkFrame, eventFrame } from '../helpers/bedrock-frames.ts';
-import { FAKE_CREDENTIALS, startFakeBedrock, type FakeBedrock } from '../helpers/fake-bedrock.ts';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import { TEST_KEY } from '../helpers/gateway.ts';
+import { startFourUpstreams, type FourUpstreams } from './helpers/four-upstreams.ts';
+import { postMessages } from './helpers/messages-wire.ts';
 
-let claude: FakeUpstream;
-let oss: FakeUpstream;
-let google: FakeUpstream;
-let aws: FakeBedrock;
-let gateway: RunningGateway;
+let up: FourUpstreams;
 
 const sse = (event: string, data: Record<string, unknown>) => `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;
 const ANTHROPIC_EVENTS: Array<[string, Record<string, unknown>]> = [
@@ -30,21 +26,21 @@ const ANTHROPIC_EVENTS: Array<[string, Record<string, unknown>]> = [
 const openaiChunk = (rest: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'chatcmpl-6', object: 'chat.completion.chunk', created: 1, model: 'oss', ...rest })}\n\n`;
 
 beforeAll(async () => {
-  claude = await startFakeUpstream(() => ({ chunks: ANTHROPIC_EVENTS.map(([e, d]) => sse(e, d)) }));
-  oss = await startFakeUpstream(() => ({
-    chunks: [
-      openaiChunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi!' }, finish_reason: 'stop' }] }),
-      openaiChunk({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } }),
-      'data: [DONE]\n\n',
-    ],
-  }));
-  google = await startFakeUpstream(() => ({
-    chunks: [
-      `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'Hi!' }] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 3, totalTokenCount: 15 }, modelVersion: 'gemini-2.5-flash', responseId: 'r6' })}\n\n`,
-    ],
-  }));
-  aws = await startFakeBedrock({
-    handler: (call) =>
+  up = await startFourUpstreams({
+    claude: () => ({ chunks: ANTHROPIC_EVENTS.map(([e, d]) => sse(e, d)) }),
+    oss: () => ({
+      chunks: [
+        openaiChunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi!' }, finish_reason: 'stop' }] }),
+        openaiChunk({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } }),
+        'data: [DONE]\n\n',
+      ],
+    }),
+    google: () => ({
+      chunks: [
+        `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'Hi!' }] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 3, totalTokenCount: 15 }, modelVersion: 'gemini-2.5-flash', responseId: 'r6' })}\n\n`,
+      ],
+    }),
+    aws: (call) =>
       call.operation === 'invoke-with-response-stream'
         ? { frames: ANTHROPIC_EVENTS.map(([type, data]) => chunkFrame({ type, ...data })) }
         : {
@@ -56,29 +52,16 @@ beforeAll(async () => {
               eventFrame('metadata', { usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 }, metrics: { latencyMs: 90 } }),
             ],
           },
+    models: [
+      { id: 'claude-sonnet-4-6', routes: [{ provider: 'claude', model: 'claude-sonnet-4-6' }] },
+      { id: 'gpt-oss-120b', routes: [{ provider: 'oss', model: 'openai/gpt-oss-120b' }] },
+      { id: 'gemini-2.5-flash', routes: [{ provider: 'google', model: 'gemini-2.5-flash' }] },
+      { id: 'bedrock-claude', routes: [{ provider: 'aws', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
+      { id: 'nova-pro', routes: [{ provider: 'aws', model: 'us.amazon.nova-pro-v1:0' }] },
+    ],
   });
-  gateway = await startTestGateway(
-    testConfig({
-      providers: {
-        claude: { type: 'anthropic', baseUrl: claude.url, apiKey: 'sk-ant' },
-        oss: { type: 'openai', baseUrl: `${oss.url}/v1`, apiKey: 'sk-oss' },
-        google: { type: 'gemini', baseUrl: google.url, apiKey: 'g-key' },
-        aws: { type: 'bedrock', region: aws.region, baseUrl: aws.url, ...FAKE_CREDENTIALS },
-      },
-      models: [
-        { id: 'claude-sonnet-4-6', routes: [{ provider: 'claude', model: 'claude-sonnet-4-6' }] },
-        { id: 'gpt-oss-120b', routes: [{ provider: 'oss', model: 'openai/gpt-oss-120b' }] },
-        { id: 'gemini-2.5-flash', routes: [{ provider: 'google', model: 'gemini-2.5-flash' }] },
-        { id: 'bedrock-claude', routes: [{ provider: 'aws', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
-        { id: 'nova-pro', routes: [{ provider: 'aws', model: 'us.amazon.nova-pro-v1:0' }] },
-      ],
-    }),
-  );
 });
-afterAll(async () => {
-  await gateway.close();
-  await Promise.all([claude.close(), oss.close(), google.close(), aws.close()]);
-});
+afterAll(() => up.close());
 
 const UPSTREAMS = [
   ['anthropic', 'acme.claude-sonnet-4-6'],
@@ -92,11 +75,7 @@ describe.each(UPSTREAMS)('pitfall 6: %s upstream behind the Claude-style route',
   const body = { model, max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'Hi' }] };
 
   it('message_start carries a usage object with numeric input_tokens and output_tokens', async () => {
-    const res = await fetch(`${gateway.url}/api/anthropic/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify(body),
-    });
+    const res = await postMessages(up.gateway.url, body);
     expect(res.status).toBe(200);
     const first = (await res.text()).split('\n\n')[0]!;
     expect(first.split('\n')[0]).toBe('event: message_start');
@@ -108,7 +87,7 @@ describe.each(UPSTREAMS)('pitfall 6: %s upstream behind the Claude-style route',
     ['1.x', Anthropic1],
     ['0.x', Anthropic0],
   ] as const)('SDK %s: stream() resolves with the answer and the final counts', async (_v, Client) => {
-    const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0 });
+    const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${up.gateway.url}/api/anthropic`, maxRetries: 0 });
     const final = await client.messages.stream(body as never).finalMessage();
     expect(final.content).toEqual([expect.objectContaining({ type: 'text', text: 'Hi!' })]);
     expect(final.usage).toMatchObject({ input_tokens: 12, output_tokens: 3 });

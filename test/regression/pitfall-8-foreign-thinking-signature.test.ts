@@ -7,9 +7,8 @@
  */
 import Anthropic1 from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FAKE_CREDENTIALS, startFakeBedrock, type FakeBedrock } from '../helpers/fake-bedrock.ts';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
+import { TEST_KEY } from '../helpers/gateway.ts';
+import { startFourUpstreams, type FourUpstreams } from './helpers/four-upstreams.ts';
 
 const MESSAGE = {
   id: 'msg_08',
@@ -30,40 +29,25 @@ const COMPLETION = {
   usage: { prompt_tokens: 10, completion_tokens: 9, total_tokens: 19 },
 };
 
-let claude: FakeUpstream;
-let oss: FakeUpstream;
-let aws: FakeBedrock;
-let gateway: RunningGateway;
+let up: FourUpstreams;
 
 beforeAll(async () => {
-  claude = await startFakeUpstream(() => ({ body: MESSAGE }));
-  oss = await startFakeUpstream(() => ({ body: COMPLETION }));
-  aws = await startFakeBedrock({ handler: () => ({ json: MESSAGE }) });
-  gateway = await startTestGateway(
-    testConfig({
-      providers: {
-        claude: { type: 'anthropic', baseUrl: claude.url, apiKey: 'sk-ant' },
-        oss: { type: 'openai', baseUrl: `${oss.url}/v1`, apiKey: 'sk-oss', replayReasoning: true },
-        aws: { type: 'bedrock', region: aws.region, baseUrl: aws.url, ...FAKE_CREDENTIALS },
-      },
-      models: [
-        { id: 'claude-sonnet-4-6', routes: [{ provider: 'claude', model: 'claude-sonnet-4-6' }] },
-        { id: 'bedrock-claude', routes: [{ provider: 'aws', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
-        { id: 'gpt-oss-120b', routes: [{ provider: 'oss', model: 'openai/gpt-oss-120b' }] },
-      ],
-    }),
-  );
+  up = await startFourUpstreams({
+    claude: () => ({ body: MESSAGE }),
+    oss: () => ({ body: COMPLETION }),
+    aws: () => ({ json: MESSAGE }),
+    providers: { oss: { replayReasoning: true } },
+    models: [
+      { id: 'claude-sonnet-4-6', routes: [{ provider: 'claude', model: 'claude-sonnet-4-6' }] },
+      { id: 'bedrock-claude', routes: [{ provider: 'aws', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }] },
+      { id: 'gpt-oss-120b', routes: [{ provider: 'oss', model: 'openai/gpt-oss-120b' }] },
+    ],
+  });
 });
-afterAll(async () => {
-  await gateway.close();
-  await Promise.all([claude.close(), oss.close(), aws.close()]);
-});
-beforeEach(() => {
-  claude.requests.length = 0;
-  aws.calls.length = 0;
-});
+afterAll(() => up.close());
+beforeEach(() => up.clearRecords());
 
-const client = () => new Anthropic1({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0 });
+const client = () => new Anthropic1({ apiKey: TEST_KEY, baseURL: `${up.gateway.url}/api/anthropic`, maxRetries: 0 });
 const readTool = { name: 'read_file', input_schema: { type: 'object' as const, properties: { path: { type: 'string' } } } };
 const thinkingBlocks = (messages: Array<{ content: unknown }>) =>
   messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b: { type: string }) => b.type === 'thinking' || b.type === 'redacted_thinking');
@@ -89,7 +73,7 @@ describe('pitfall 8: Claude-style client switching to a Claude model mid-session
     expect(answer.content).toEqual([{ type: 'text', text: 'Done.' }]);
     // The fast path says what it changed, like the translated path does.
     expect(response.headers.get('x-switchyard-warnings')).toMatch(/1 thinking block\(s\) signed by another provider were dropped/);
-    const sent = model === 'acme.bedrock-claude' ? aws.calls[0]!.json : claude.requests[0]!.json;
+    const sent = model === 'acme.bedrock-claude' ? up.aws.calls[0]!.json : up.claude.requests[0]!.json;
     expect(thinkingBlocks(sent.messages)).toEqual([]);
     expect(sent.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'tool_use', id: 'call_a', name: 'read_file', input: { path: 'a.ts' } }] });
   });
@@ -107,11 +91,11 @@ describe('pitfall 8: Claude-style client switching to a Claude model mid-session
       { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'gx_r1_0', content: 'export {}' }] },
     ];
     await client().messages.create({ model: 'acme.claude-sonnet-4-6', max_tokens: 512, tools: [readTool], messages });
-    claude.reply(() => ({ body: { input_tokens: 42 } }));
+    up.claude.reply(() => ({ body: { input_tokens: 42 } }));
     await client().messages.countTokens({ model: 'acme.claude-sonnet-4-6', tools: [readTool], messages });
-    claude.reply(() => ({ body: MESSAGE }));
-    for (const request of claude.requests) expect(JSON.stringify(request.json)).not.toContain('sy1.');
-    expect(claude.requests.map((r) => r.url)).toEqual(['/v1/messages', '/v1/messages/count_tokens']);
+    up.claude.reply(() => ({ body: MESSAGE }));
+    for (const request of up.claude.requests) expect(JSON.stringify(request.json)).not.toContain('sy1.');
+    expect(up.claude.requests.map((r) => r.url)).toEqual(['/v1/messages', '/v1/messages/count_tokens']);
   });
 
   it('control: Anthropic-signed thinking still goes back unchanged', async () => {
@@ -127,13 +111,13 @@ describe('pitfall 8: Claude-style client switching to a Claude model mid-session
       { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_1', content: 'export {}' }] },
     ];
     await client().messages.create({ model: 'acme.claude-sonnet-4-6', max_tokens: 512, tools: [readTool], messages });
-    expect(claude.requests[0]!.json).toEqual({ model: 'claude-sonnet-4-6', max_tokens: 512, tools: [readTool], messages });
+    expect(up.claude.requests[0]!.json).toEqual({ model: 'claude-sonnet-4-6', max_tokens: 512, tools: [readTool], messages });
   });
 });
 
 describe('pitfall 8: Gemini-style client whose history holds other upstreams\' reasoning → Anthropic (translated)', () => {
   it('foreign thinking is dropped with a warning; only the call goes to Anthropic', async () => {
-    const res = await fetch(`${gateway.url}/api/gemini/v1beta/models/acme.claude-sonnet-4-6:generateContent`, {
+    const res = await fetch(`${up.gateway.url}/api/gemini/v1beta/models/acme.claude-sonnet-4-6:generateContent`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-goog-api-key': TEST_KEY },
       body: JSON.stringify({
@@ -151,7 +135,7 @@ describe('pitfall 8: Gemini-style client whose history holds other upstreams\' r
       }),
     });
     expect(res.status).toBe(200);
-    const sent = claude.requests[0]!.json;
+    const sent = up.claude.requests[0]!.json;
     expect(thinkingBlocks(sent.messages)).toEqual([]);
     expect(sent.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'tool_use', id: 'call_a', name: 'read_file', input: { path: 'a.ts' } }] });
     expect(res.headers.get('x-switchyard-warnings')).toMatch(/reasoning from openai dropped/);

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { GatewayError } from '../../../../core/errors.ts';
 import { readAnthropicError } from '../../../../core/upstreams/anthropic/read-error.ts';
+import { errorView } from '../../../helpers/streams.ts';
 
 const errorBody = (type: string, message: string) => JSON.stringify({ type: 'error', error: { type, message }, request_id: 'req_1' });
-const view = (e: GatewayError) => ({ kind: e.kind, status: e.status, message: e.message, code: e.opts.code, retryAfter: e.opts.retryAfter });
 const readOne = async (status: number, body: string, headers: Record<string, string> = {}) =>
-  view(await readAnthropicError(new Response(body, { status, headers }), 'claude'));
+  errorView(await readAnthropicError(new Response(body, { status, headers }), 'claude'));
 
 describe('readAnthropicError', () => {
   it('maps each documented error type and keeps the status and message', async () => {

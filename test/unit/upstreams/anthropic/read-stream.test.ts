@@ -3,14 +3,14 @@ import { GatewayError } from '../../../../core/errors.ts';
 import type { StreamEvent } from '../../../../core/ir.ts';
 import { readAnthropicEvents } from '../../../../core/upstreams/anthropic/read-events.ts';
 import { readAnthropicStream } from '../../../../core/upstreams/anthropic/read-stream.ts';
-import { bytesInPieces, collect, fromArray, loadFixture } from '../../../helpers/streams.ts';
+import { collect, errorView, fromArray, loadFixture, readInPieces } from '../../../helpers/streams.ts';
 
-const read = (text: string) => collect(fromArray(bytesInPieces(text, 5)).pipeThrough(readAnthropicStream({ provider: 'claude' })));
+const read = (text: string) => readInPieces(text, 5, readAnthropicStream({ provider: 'claude' }));
 const sig = (value: string) => ({ origin: 'anthropic' as const, value });
 
 /** Errors compared by what clients see of them. */
 const plain = (events: StreamEvent[]) =>
-  events.map((e) => (e.type === 'error' ? { type: 'error', kind: e.error.kind, status: e.error.status, message: e.error.message, code: e.error.opts.code, isGatewayError: e.error instanceof GatewayError } : e));
+  events.map((e) => (e.type === 'error' ? { type: 'error', ...errorView(e.error), isGatewayError: e.error instanceof GatewayError } : e));
 
 describe('readAnthropicStream', () => {
   it('reads thinking, text and tool_use (digest A8 example)', async () => {

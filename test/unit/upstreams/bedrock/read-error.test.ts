@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { bedrockError, readBedrockError, scrubAwsDetails } from '../../../../core/upstreams/bedrock/read-error.ts';
+import { errorView as summary } from '../../../helpers/streams.ts';
 
 function response(status: number, body: unknown, type?: string): Response {
   const headers = new Headers({ 'content-type': 'application/json', 'x-amzn-requestid': 'req-1' });
   if (type) headers.set('x-amzn-ErrorType', `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`);
   return new Response(typeof body === 'string' ? body : JSON.stringify(body), { status, headers });
 }
-
-const summary = (e: { kind: string; status: number; message: string; opts: { code?: string } }) => ({ kind: e.kind, status: e.status, message: e.message, code: e.opts.code });
 
 describe('readBedrockError', () => {
   it.each([

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { GatewayError } from '../../../../core/errors.ts';
 import { readGeminiError } from '../../../../core/upstreams/gemini/read-error.ts';
-import { loadFixture } from '../../../helpers/streams.ts';
+import { errorView as view, loadFixture } from '../../../helpers/streams.ts';
 
 const ctx = { provider: 'google', apiKey: 'AIzaSECRET123' };
-const view = (e: GatewayError) => ({ kind: e.kind, status: e.status, message: e.message, code: e.opts.code, retryAfter: e.opts.retryAfter });
 const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>
   new Response(typeof body === 'string' ? body : JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 const rpc = (code: number, status: string, message = `${status} happened`) => json({ error: { code, message, status } }, code);

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../../core/ir.ts';
 import { readGeminiStream } from '../../../../core/upstreams/gemini/read-stream.ts';
-import { bytesInPieces, collect, fromArray, loadFixture } from '../../../helpers/streams.ts';
+import { collect, errorView, fromArray, loadFixture, readInPieces } from '../../../helpers/streams.ts';
 
 /** Runs a fixture through the reader in small pieces; errors are reduced to comparable fields. */
 async function read(fixture: string, size = 7): Promise<unknown[]> {
-  const stream = fromArray(bytesInPieces(loadFixture(`gemini/${fixture}`), size)).pipeThrough(readGeminiStream({ provider: 'google', model: 'gemini-fallback' }));
-  return (await collect(stream)).map((e: StreamEvent) =>
-    e.type === 'error' ? { type: 'error', kind: e.error.kind, status: e.error.status, message: e.error.message, code: e.error.opts.code } : e,
-  );
+  const events = await readInPieces(loadFixture(`gemini/${fixture}`), size, readGeminiStream({ provider: 'google', model: 'gemini-fallback' }));
+  return events.map((e: StreamEvent) => (e.type === 'error' ? { type: 'error', ...errorView(e.error) } : e));
 }
 
 function readText(text: string): Promise<unknown[]> {

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { GatewayError } from '../../../../core/errors.ts';
 import { readOpenAIError } from '../../../../core/upstreams/openai/read-error.ts';
-import { loadFixture } from '../../../helpers/streams.ts';
+import { errorView as summary, loadFixture } from '../../../helpers/streams.ts';
 
 const read = (body: string, status: number, headers: Record<string, string> = {}) => readOpenAIError(new Response(body, { status, headers }), 'groq');
-const summary = (e: GatewayError) => ({ kind: e.kind, status: e.status, message: e.message, retryAfter: e.opts.retryAfter, code: e.opts.code });
 
 describe('readOpenAIError', () => {
   it('maps a Groq 429 with retry-after', async () => {
