@@ -1,32 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 
-/**
- * node:http request → web Request. The AbortController fires when the client goes away before
- * the response finished, so core's upstream calls are cancelled with it.
- */
-export function readNodeRequest(req: IncomingMessage, res: ServerResponse): Request {
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  const host = req.headers.host ?? 'localhost';
-  const url = `http://${host}${req.url ?? '/'}`;
-  const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-  const method = req.method ?? 'GET';
-  const hasBody = method !== 'GET' && method !== 'HEAD';
-  return new Request(url, {
-    method,
-    headers,
-    signal: controller.signal,
-    body: hasBody ? readWebStream(req) : undefined,
-    // @ts-expect-error: Node's RequestInit needs duplex for stream bodies; the DOM type lacks it.
-    duplex: 'half',
-  });
-}
-
 /** web Response → node:http, with write backpressure and upstream cancel on client disconnect. */
 export async function writeNodeResponse(response: Response, res: ServerResponse, req?: IncomingMessage): Promise<void> {
   const headers: Record<string, string | string[]> = {};

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import type { Gateway, UpstreamFetch } from '../core/index.ts';
-import { readNodeRequest, readWebStream, writeNodeResponse } from './node-io.ts';
+import { readWebStream, writeNodeResponse } from './node-io.ts';
+import { NodeRequest } from './node-request.ts';
 import { exitOnStartupError, readListenOptions, startGateway } from './startup.ts';
 
 /**
@@ -36,13 +37,8 @@ export function createNodeFetch(): UpstreamFetch {
 /** Serves a gateway (or any web fetch handler) on node:http. */
 export function serveNode(gateway: Pick<Gateway, 'fetch'>, options: { port: number; hostname: string }): Promise<Server> {
   const server = createServer((req, res) => {
-    let request: Request;
-    try {
-      request = readNodeRequest(req, res);
-    } catch {
-      res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad request');
-      return;
-    }
+    // Core reads it exactly as a Request (method, url, headers, body, signal).
+    const request = new NodeRequest(req, res) as unknown as Request;
     gateway.fetch(request).then(
       (response) => writeNodeResponse(response, res, req),
       () => {

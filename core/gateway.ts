@@ -4,7 +4,7 @@ import { buildRouter, familyOfPath } from './app.ts';
 import { createCatalog, type Catalog } from './catalog.ts';
 import { readConfig, type GatewayConfig, type GatewayConfigInput } from './config.ts';
 import type { AccessLogEntry, GatewayServices, RequestContext } from './context.ts';
-import { toGatewayError } from './errors.ts';
+import { GatewayError, toGatewayError } from './errors.ts';
 import { ERROR_WRITERS } from './families/family.ts';
 import { jsonResponse } from './http/respond.ts';
 import { createStaticKeyVerifier, type KeyVerifier } from './keys.ts';
@@ -64,7 +64,14 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
 
   async function handle(request: Request): Promise<Response> {
     const started = performance.now();
-    const url = new URL(request.url);
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      // Only a broken Host header gets here; there is no path to pick a family from.
+      const { status, body } = ERROR_WRITERS.openai(new GatewayError('invalid_request', 'Request URL is not valid'));
+      return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+    }
     const ctx: RequestContext = {
       services,
       id: services.newId(),

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { lambdaResultToResponse, requestToLambdaEvent } from '../../adapters/lambda-event.ts';
 import type { LambdaEventKind } from '../../adapters/lambda-types.ts';
 import { createLambdaHandlers, type LambdaHandlers } from '../../adapters/lambda.ts';
-import { readNodeRequest, writeNodeResponse } from '../../adapters/node-io.ts';
+import { writeNodeResponse } from '../../adapters/node-io.ts';
+import { NodeRequest } from '../../adapters/node-request.ts';
 import { createGateway } from '../../core/index.ts';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { lambdaContext, RecordedResponseStream, stubAwsLambda } from './lambda-stub.ts';
@@ -23,7 +24,7 @@ type Transport = LambdaEventKind | 'function-url-stream';
 function serveThroughLambda(handlers: LambdaHandlers, transport: Transport): Promise<Server> {
   const server = createServer(async (req, res) => {
     try {
-      const request = readNodeRequest(req, res);
+      const request = new NodeRequest(req, res).toRequest();
       if (transport !== 'function-url-stream') {
         const result = await handlers.handler(await requestToLambdaEvent(request, transport), lambdaContext());
         await writeNodeResponse(lambdaResultToResponse(result), res);

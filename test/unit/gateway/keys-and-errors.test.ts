@@ -120,6 +120,13 @@ describe('errors', () => {
     expect(JSON.stringify(logs)).not.toContain(KEY);
   });
 
+  it('a request whose URL cannot be parsed (a broken Host header) is a 400, not a crash', async () => {
+    const broken = { method: 'GET', url: 'http://exa mple/api/openai/v1/models', headers: new Headers(), body: null, signal: new AbortController().signal };
+    const res = await gatewayWith().fetch(broken as unknown as Request);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toMatchObject({ type: 'invalid_request_error', message: 'Request URL is not valid' });
+  });
+
   it('custom segments move every family', async () => {
     const gw = gatewayWith({ segments: { list: 'models-api', generate: 'gen', messages: 'msg' } });
     expect((await gw.fetch(get('/api/models-api/v1/models', { 'x-api-key': KEY }))).status).toBe(200);

@@ -1,0 +1,72 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readWebStream } from './node-io.ts';
+
+/**
+ * The node:http request as the web `Request` core reads, built lazily. A real `Request` costs
+ * Node a URL parse, a second Headers copy, a body stream and an AbortSignal that follows ours,
+ * all made transferable, on every call; core only ever reads `method`, `url`, `headers`,
+ * `body` and `signal`, so only those exist, each created the first time it is read. (srvx and
+ * @hono/node-server do the same.) `toRequest()` gives a real one for code that needs it.
+ */
+export class NodeRequest {
+  readonly method: string;
+  readonly url: string;
+  #headers: Headers | undefined;
+  #body: ReadableStream<Uint8Array> | null | undefined;
+  #controller: AbortController | undefined;
+  #closed = false;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    res: ServerResponse,
+  ) {
+    this.method = req.method ?? 'GET';
+    this.url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
+    // The client going away before the answer finished aborts whatever reads `signal`.
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      this.#closed = true;
+      this.#controller?.abort();
+    });
+  }
+
+  get headers(): Headers {
+    if (!this.#headers) {
+      const headers = new Headers();
+      const raw = this.req.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+      this.#headers = headers;
+    }
+    return this.#headers;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this.#body === undefined) this.#body = this.method === 'GET' || this.method === 'HEAD' ? null : readWebStream(this.req);
+    return this.#body;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#closed) this.#controller.abort();
+    }
+    return this.#controller.signal;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    return new Response(this.body).arrayBuffer();
+  }
+
+  async text(): Promise<string> {
+    return new Response(this.body).text();
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  toRequest(): Request {
+    const body = this.body;
+    return new Request(this.url, { method: this.method, headers: this.headers, signal: this.signal, body, duplex: 'half' } as RequestInit);
+  }
+}
