@@ -1,4 +1,5 @@
 import { isGatewayError } from '../errors.ts';
+import { type Stage, stageStream } from '../http/stage.ts';
 import type { StreamEvent, Usage } from '../ir.ts';
 import type { Reservation } from './types.ts';
 
@@ -17,6 +18,11 @@ export interface StreamMeterInfo {
  * at the end of the stream, on an upstream error, or when the client goes away.
  */
 export function meterStream(reservation: Reservation, info: StreamMeterInfo): TransformStream<StreamEvent, StreamEvent> {
+  return stageStream(createStreamMeter(reservation, info));
+}
+
+/** `meterStream` as a synchronous stage; `abort` is the client's cancel or an upstream error. */
+export function createStreamMeter(reservation: Reservation, info: StreamMeterInfo): Stage<StreamEvent, StreamEvent> {
   let usage: Partial<Usage> | undefined;
   let ttfbMs: number | undefined;
   let status = 200;
@@ -40,24 +46,21 @@ export function meterStream(reservation: Reservation, info: StreamMeterInfo): Tr
   if (info.signal.aborted) queueMicrotask(onAbort);
   else info.signal.addEventListener('abort', onAbort, { once: true });
 
-  // `cancel` is in the Streams spec and in Node 20, Bun and Deno, but not yet in TypeScript's lib.
-  const transformer: Transformer<StreamEvent, StreamEvent> & { cancel(reason: unknown): void } = {
-    transform(event, controller) {
+  return {
+    push(event, emit) {
       ttfbMs ??= performance.now() - info.started;
       if (event.type === 'start' && event.usage) usage = { ...usage, ...event.usage };
       else if (event.type === 'usage') usage = { ...usage, ...event.usage };
       else if (event.type === 'finish') usage = { ...usage, ...event.usage };
       else if (event.type === 'error') status = event.error.status;
-      controller.enqueue(event);
+      emit(event);
     },
-    flush() {
+    end() {
       finish(false);
     },
-    // Called both when the client cancels the response and when the upstream side errors.
-    cancel(reason) {
+    abort(reason) {
       if (!info.signal.aborted && status < 400) status = isGatewayError(reason) ? reason.status : 502;
       finish(info.signal.aborted);
     },
   };
-  return new TransformStream(transformer);
 }

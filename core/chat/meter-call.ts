@@ -1,4 +1,4 @@
-import { meterStream } from '../accounting/meter-stream.ts';
+import { createStreamMeter } from '../accounting/meter-stream.ts';
 import type { Reservation } from '../accounting/types.ts';
 import type { CatalogModel } from '../catalog.ts';
 import type { RequestContext } from '../context.ts';
@@ -37,7 +37,7 @@ export function meterOutcome(ctx: RequestContext, outcome: ChatOutcome, reservat
     return outcome;
   }
   if (outcome.kind === 'stream') {
-    const events = outcome.events.pipeThrough(meterStream(reservation, { started: ctx.started, provider, upstreamModel, signal: ctx.signal }));
+    const events = outcome.events.pipe(createStreamMeter(reservation, { started: ctx.started, provider, upstreamModel, signal: ctx.signal }));
     return { ...outcome, events };
   }
   const { response } = outcome;

@@ -2,7 +2,7 @@ import type { CatalogModel, RouteTarget } from '../catalog.ts';
 import type { RequestContext } from '../context.ts';
 import { GatewayError, isGatewayError, toGatewayError } from '../errors.ts';
 import type { ChatRequest, ChatResult, SourceFamily, StreamEvent } from '../ir.ts';
-import { peekStream } from '../http/peek-stream.ts';
+import { openStaged, type StagedStream } from '../http/staged-stream.ts';
 import { checkModelAllowed } from '../keys.ts';
 import type { PassthroughCall, Upstream, UpstreamRequest } from '../upstreams/types.ts';
 import { admitCall, meterOutcome, type AdmissionHint } from './meter-call.ts';
@@ -14,7 +14,7 @@ import { sendUpstream, timeoutFor } from './send-upstream.ts';
 
 export type ChatOutcome =
   | { kind: 'result'; result: ChatResult; target: RouteTarget }
-  | { kind: 'stream'; events: ReadableStream<StreamEvent>; target: RouteTarget }
+  | { kind: 'stream'; events: StagedStream<StreamEvent>; target: RouteTarget }
   /** The same-family fast path answered: relay this response as it is. */
   | { kind: 'response'; response: Response; target: RouteTarget };
 
@@ -99,7 +99,7 @@ async function callRoute(ctx: RequestContext, upstream: Upstream, target: RouteT
     if (!res.body) throw new GatewayError('upstream', `Upstream "${target.provider}" sent an empty stream`);
     // An upstream whose first event is already an error (a throttling frame, an error chunk)
     // gets a real HTTP status, and another route a turn, instead of a 200 with an error frame.
-    const { first, stream } = await peekStream(res.body.pipeThrough(upstream.readStream(req)));
+    const { first, stream } = await openStaged(res.body, upstream.readStream(req));
     if (first?.type === 'error') {
       void stream.cancel().catch(() => {});
       throw first.error;

@@ -1,4 +1,5 @@
 import { createParser } from 'eventsource-parser';
+import { type Stage, stageStream } from './stage.ts';
 
 export interface SseMessage {
   /** The `event:` name, absent for data-only messages. */
@@ -8,26 +9,31 @@ export interface SseMessage {
 
 /**
  * Bytes → SSE messages (any of LF, CRLF, CR line endings; comments skipped), one new instance
- * per stream. Messages are enqueued as soon as their blank line arrives: nothing is batched.
+ * per stream. Messages are emitted as soon as their blank line arrives: nothing is batched.
  */
 export function readSse(): TransformStream<Uint8Array, SseMessage> {
+  return stageStream(createSseReader());
+}
+
+/** `readSse` as a synchronous stage, to fuse with the reader after it. */
+export function createSseReader(): Stage<Uint8Array, SseMessage> {
   const decoder = new TextDecoder();
-  let sink: TransformStreamDefaultController<SseMessage> | undefined;
+  let sink: (message: SseMessage) => void = () => {};
   const parser = createParser({
     onEvent(message) {
-      sink!.enqueue(message.event ? { event: message.event, data: message.data } : { data: message.data });
+      sink(message.event ? { event: message.event, data: message.data } : { data: message.data });
     },
   });
-  return new TransformStream<Uint8Array, SseMessage>({
-    transform(chunk, controller) {
-      sink = controller;
+  return {
+    push(chunk, emit) {
+      sink = emit;
       parser.feed(decoder.decode(chunk, { stream: true }));
     },
-    flush(controller) {
-      sink = controller;
+    end(emit) {
+      sink = emit;
       const rest = decoder.decode();
       // A final message without its blank line still counts (some hosts end that way).
       parser.feed(rest + '\n\n');
     },
-  });
+  };
 }

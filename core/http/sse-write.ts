@@ -8,6 +8,13 @@ export function encodeSse(message: SseMessage): Uint8Array {
   return encoder.encode(text);
 }
 
+/** Serialises several SSE messages into one chunk, byte for byte what `encodeSse` gives one by one. */
+export function encodeSseBatch(messages: SseMessage[]): Uint8Array[] {
+  let text = '';
+  for (const message of messages) text += message.event ? `event: ${message.event}\ndata: ${message.data}\n\n` : `data: ${message.data}\n\n`;
+  return [encoder.encode(text)];
+}
+
 /**
  * SSE messages → bytes. `data` must be single-line (JSON text always is), which is what the Gemini
  * SDK requires: it parses everything after the first `data:` of an event as one JSON text.

@@ -5,16 +5,15 @@ import type { RequestContext } from '../../context.ts';
 import { GatewayError, toGatewayError } from '../../errors.ts';
 import { readJsonBody } from '../../http/read-body.ts';
 import { jsonResponse, sseResponse } from '../../http/respond.ts';
-import { encodeSse } from '../../http/sse-write.ts';
+import { encodeSseBatch } from '../../http/sse-write.ts';
 import { writeWarnings } from '../../http/warnings.ts';
-import { withErrorFrame } from '../../http/stream-guard.ts';
 import { parseWith } from '../../validate.ts';
 import { visibleModels } from '../../visible-models.ts';
 import { readAnthropicRequest } from './read-request.ts';
 import { CountTokensRequest, MessagesRequest } from './schema.ts';
 import { writeAnthropicModel, writeAnthropicModelList } from './write-model-list.ts';
 import { writeAnthropicResponse } from './write-response.ts';
-import { writeAnthropicErrorFrame, writeAnthropicStream } from './write-stream.ts';
+import { createAnthropicStreamWriter, writeAnthropicErrorFrame } from './write-stream.ts';
 
 type Router = RouterType<IRequestStrict, [RequestContext]>;
 
@@ -48,12 +47,12 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: (re
       const message = writeAnthropicResponse(outcome.result, { model: body.model, warn });
       return jsonResponse(ctx, message, 200, writeWarnings(warnings));
     }
-    const events = outcome.events.pipeThrough(writeAnthropicStream({ model: body.model, id: `msg_${ctx.id}` }));
-    const frames = withErrorFrame(events, (err) => {
+    const events = outcome.events.pipe(createAnthropicStreamWriter({ model: body.model, id: `msg_${ctx.id}` }));
+    const frames = events.toReadable((err) => {
       const error = toGatewayError(err);
       if (error.kind === 'internal') ctx.services.logError(ctx.id, err);
       return [writeAnthropicErrorFrame(error)];
-    }, encodeSse);
+    }, encodeSseBatch);
     return sseResponse(ctx, frames, writeWarnings(warnings));
   });
 

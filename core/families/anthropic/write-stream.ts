@@ -2,6 +2,7 @@
 import { GatewayError } from '../../errors.ts';
 import type { BlockStart, Signature, StreamEvent, Usage } from '../../ir.ts';
 import type { SseMessage } from '../../http/sse-read.ts';
+import { type Stage, stageStream } from '../../http/stage.ts';
 import { writeSignature } from '../../signature.ts';
 import { mapAnthropicFinishReason, type AnthropicStopReason } from './map-finish-reason.ts';
 import { writeAnthropicError } from './write-error.ts';
@@ -34,6 +35,11 @@ interface OpenBlock {
  * slips; a delta never lands in a block of another type.
  */
 export function writeAnthropicStream(opts: WriteAnthropicStreamOptions): TransformStream<StreamEvent, SseMessage> {
+  return stageStream(createAnthropicStreamWriter(opts));
+}
+
+/** `writeAnthropicStream` as a synchronous stage, to fuse with the reader before it. */
+export function createAnthropicStreamWriter(opts: WriteAnthropicStreamOptions): Stage<StreamEvent, SseMessage> {
   let started = false;
   let done = false;
   let pinged = false;
@@ -45,9 +51,9 @@ export function writeAnthropicStream(opts: WriteAnthropicStreamOptions): Transfo
   let afterText: Signature[] = [];
   const usage: Partial<Usage> = {};
 
-  let sink!: TransformStreamDefaultController<SseMessage>;
+  let sink: (message: SseMessage) => void = () => {};
 
-  const emit = (type: string, body: Record<string, unknown>) => sink.enqueue(frame(type, body));
+  const emit = (type: string, body: Record<string, unknown>) => sink(frame(type, body));
   const delta = (index: number, body: Record<string, unknown>) => emit('content_block_delta', { index, delta: body });
   const start = (startUsage?: Partial<Usage>) => {
     if (started) return;
@@ -103,9 +109,9 @@ export function writeAnthropicStream(opts: WriteAnthropicStreamOptions): Transfo
     done = true;
   };
 
-  return new TransformStream<StreamEvent, SseMessage>({
-    transform(event, controller) {
-      sink = controller;
+  return {
+    push(event, out) {
+      sink = out;
       if (done) return;
       if (event.type === 'start') {
         if (event.id) id = writeAnthropicMessageId(event.id);
@@ -113,7 +119,7 @@ export function writeAnthropicStream(opts: WriteAnthropicStreamOptions): Transfo
         return;
       }
       if (event.type === 'error') {
-        controller.enqueue(writeAnthropicErrorFrame(event.error));
+        out(writeAnthropicErrorFrame(event.error));
         done = true;
         return;
       }
@@ -168,17 +174,17 @@ export function writeAnthropicStream(opts: WriteAnthropicStreamOptions): Transfo
         }
       }
     },
-    flush(controller) {
-      sink = controller;
+    end(out) {
+      sink = out;
       if (done) return;
       if (!started) {
-        controller.enqueue(writeAnthropicErrorFrame(new GatewayError('upstream', 'Upstream ended the stream before sending anything')));
+        out(writeAnthropicErrorFrame(new GatewayError('upstream', 'Upstream ended the stream before sending anything')));
         return;
       }
       // The upstream stopped without a finish: end the message properly so SDK helpers still resolve.
       finish('end_turn', null);
     },
-  });
+  };
 }
 
 function openBlock(from: number, block: BlockStart, startBlock: (b: Record<string, unknown>) => number, carrySignature: (sig: Signature) => void, fallbackId: () => string): OpenBlock {

@@ -4,8 +4,7 @@ import { runChat } from '../../chat/run-chat.ts';
 import { GatewayError, toGatewayError } from '../../errors.ts';
 import { readJsonBody } from '../../http/read-body.ts';
 import { jsonResponse, sseResponse, withRequestId } from '../../http/respond.ts';
-import { encodeSse } from '../../http/sse-write.ts';
-import { withErrorFrame } from '../../http/stream-guard.ts';
+import { encodeSseBatch } from '../../http/sse-write.ts';
 import { parseWith } from '../../validate.ts';
 import { visibleModels } from '../../visible-models.ts';
 import { countGeminiTokens } from './count-tokens.ts';
@@ -14,7 +13,7 @@ import { GeminiGenerateContentRequest } from './schema.ts';
 import { writeJsonArray } from './write-json-array.ts';
 import { writeGeminiModel, writeGeminiModelList } from './write-model-list.ts';
 import { writeGeminiResponse } from './write-response.ts';
-import { writeGeminiErrorFrame, writeGeminiStream } from './write-stream.ts';
+import { createGeminiStreamWriter, writeGeminiErrorFrame } from './write-stream.ts';
 import { writeWarnings } from '../../http/warnings.ts';
 
 type Router = RouterType<IRequestStrict, [RequestContext]>;
@@ -67,14 +66,14 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Respo
   const headers = writeWarnings(warnings);
   if (outcome.kind === 'result') return jsonResponse(ctx, writeGeminiResponse(outcome.result, { model: name }), 200, headers);
 
-  const events = outcome.events.pipeThrough(writeGeminiStream({ model: name }));
+  const events = outcome.events.pipe(createGeminiStreamWriter({ model: name }));
   const toFrames = (err: unknown) => {
     const error = toGatewayError(err);
     if (error.kind === 'internal') ctx.services.logError(ctx.id, err);
     return [writeGeminiErrorFrame(error)];
   };
-  if (sse) return sseResponse(ctx, withErrorFrame(events, toFrames, encodeSse), headers);
-  const frames = withErrorFrame(events, toFrames);
+  if (sse) return sseResponse(ctx, events.toReadable(toFrames, encodeSseBatch), headers);
+  const frames = events.toReadable(toFrames, (items) => items);
   const h = withRequestId(ctx, headers);
   h.set('content-type', 'application/json; charset=UTF-8');
   h.set('x-accel-buffering', 'no');

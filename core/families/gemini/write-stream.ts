@@ -2,6 +2,7 @@
 import { GatewayError } from '../../errors.ts';
 import type { FinishReason, Signature, StreamEvent, Usage } from '../../ir.ts';
 import type { SseMessage } from '../../http/sse-read.ts';
+import { type Stage, stageStream } from '../../http/stage.ts';
 import { writeSignature } from '../../signature.ts';
 import { GEMINI_FINISH_REASON } from './map-finish-reason.ts';
 import type { GeminiPart } from './schema.ts';
@@ -29,6 +30,11 @@ type OpenBlock =
  * in writeGeminiParts. An error ends the stream with Gemini's error object.
  */
 export function writeGeminiStream(opts: WriteGeminiStreamOptions): TransformStream<StreamEvent, SseMessage> {
+  return stageStream(createGeminiStreamWriter(opts));
+}
+
+/** `writeGeminiStream` as a synchronous stage, to fuse with the reader before it. */
+export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<StreamEvent, SseMessage> {
   let responseId = '';
   let ended = false;
   let pending: string | undefined;
@@ -52,8 +58,8 @@ export function writeGeminiStream(opts: WriteGeminiStreamOptions): TransformStre
     return waiting ? [{ text: '', thoughtSignature: waiting }, signed] : [signed];
   };
 
-  return new TransformStream<StreamEvent, SseMessage>({
-    transform(event, controller) {
+  return {
+    push(event, out) {
       if (ended) return;
       switch (event.type) {
         case 'start':
@@ -64,28 +70,28 @@ export function writeGeminiStream(opts: WriteGeminiStreamOptions): TransformStre
           if (b.type === 'text') blocks.set(event.index, { kind: 'text' });
           else if (b.type === 'tool-call') blocks.set(event.index, { kind: 'tool', id: b.id, name: b.name, signature: b.signature, json: '' });
           else if (b.type === 'reasoning') {
-            if (pending) controller.enqueue(chunk(take({ text: '' })));
+            if (pending) out(chunk(take({ text: '' })));
             blocks.set(event.index, { kind: 'reasoning', text: '', redacted: b.redacted });
           } else {
             blocks.set(event.index, { kind: 'other' });
-            if (b.origin === 'gemini') controller.enqueue(chunk(take({ ...b.block })));
+            if (b.origin === 'gemini') out(chunk(take({ ...b.block })));
           }
           break;
         }
         case 'text-delta':
-          if (event.text) controller.enqueue(chunk(take({ text: event.text })));
+          if (event.text) out(chunk(take({ text: event.text })));
           break;
         case 'reasoning-delta': {
           const block = blocks.get(event.index);
           if (block?.kind === 'reasoning') block.text += event.text;
-          if (event.text) controller.enqueue(chunk([{ text: event.text, thought: true }]));
+          if (event.text) out(chunk([{ text: event.text, thought: true }]));
           break;
         }
         case 'signature': {
           const block = blocks.get(event.index);
           if (block?.kind === 'reasoning' || block?.kind === 'tool') block.signature = event.signature;
           // A signed text block (Gemini's own signatures) gets the empty carrier part Gemini uses.
-          else if (block?.kind === 'text') controller.enqueue(chunk(take({ text: '' }, writeSignature(event.signature, 'gemini'))));
+          else if (block?.kind === 'text') out(chunk(take({ text: '' }, writeSignature(event.signature, 'gemini'))));
           break;
         }
         case 'tool-input-delta': {
@@ -100,33 +106,33 @@ export function writeGeminiStream(opts: WriteGeminiStreamOptions): TransformStre
           else if (block?.kind === 'tool') {
             const args = parseArgs(block.json);
             if (!args) {
-              controller.enqueue(writeGeminiErrorFrame(new GatewayError('upstream', `The model sent arguments for "${block.name}" that are not a JSON object`)));
+              out(writeGeminiErrorFrame(new GatewayError('upstream', `The model sent arguments for "${block.name}" that are not a JSON object`)));
               ended = true;
               break;
             }
             const own = block.signature && writeSignature(block.signature, 'gemini');
-            controller.enqueue(chunk(take({ functionCall: { id: block.id, name: block.name, args } }, own)));
+            out(chunk(take({ functionCall: { id: block.id, name: block.name, args } }, own)));
           }
           break;
         }
         case 'usage':
           break;
         case 'finish':
-          controller.enqueue(chunk(take({ text: '' }), event));
+          out(chunk(take({ text: '' }), event));
           ended = true;
           break;
         case 'error':
-          controller.enqueue(writeGeminiErrorFrame(event.error));
+          out(writeGeminiErrorFrame(event.error));
           ended = true;
           break;
         default:
           event satisfies never;
       }
     },
-    flush(controller) {
-      if (!ended) controller.enqueue(writeGeminiErrorFrame(new GatewayError('upstream', 'The upstream stream ended before the answer was complete')));
+    end(out) {
+      if (!ended) out(writeGeminiErrorFrame(new GatewayError('upstream', 'The upstream stream ended before the answer was complete')));
     },
-  });
+  };
 }
 
 /** Gemini's in-stream error: the same object as an error body, with a numeric `code` (the SDK needs it). */

@@ -1,19 +1,20 @@
 /** @see https://docs.anthropic.com/en/docs/build-with-claude/streaming */
 import { GatewayError } from '../../errors.ts';
-import { readSse, type SseMessage } from '../../http/sse-read.ts';
+import { createSseReader, type SseMessage } from '../../http/sse-read.ts';
+import { pipeStages, type Stage, stageStream } from '../../http/stage.ts';
 import type { StreamEvent } from '../../ir.ts';
 import { createAnthropicEventReader, type AnthropicEventReaderOptions } from './read-events.ts';
 
 /** Anthropic SSE bytes → StreamEvents; a new instance per response. */
 export function readAnthropicStream(opts: AnthropicEventReaderOptions): TransformStream<Uint8Array, StreamEvent> {
-  const sse = readSse();
+  return stageStream(pipeStages(createSseReader(), createAnthropicMessageReader(opts)));
+}
+
+/** Anthropic SSE messages → StreamEvents as a synchronous stage. */
+function createAnthropicMessageReader(opts: AnthropicEventReaderOptions): Stage<SseMessage, StreamEvent> {
   const reader = createAnthropicEventReader(opts);
-  let emit: (event: StreamEvent) => void = () => {};
-  const events = new TransformStream<SseMessage, StreamEvent>({
-    start(controller) {
-      emit = (event) => controller.enqueue(event);
-    },
-    transform(message) {
+  return {
+    push(message, emit) {
       if (message.event === 'ping') return;
       let event: unknown;
       try {
@@ -25,9 +26,8 @@ export function readAnthropicStream(opts: AnthropicEventReaderOptions): Transfor
       if (message.event && typeof event === 'object' && event !== null && !('type' in event)) (event as { type?: string }).type = message.event;
       reader.read(event, emit);
     },
-    flush() {
+    end(emit) {
       reader.end(emit);
     },
-  });
-  return { writable: sse.writable, readable: sse.readable.pipeThrough(events) } as TransformStream<Uint8Array, StreamEvent>;
+  };
 }

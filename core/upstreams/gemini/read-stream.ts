@@ -1,6 +1,7 @@
 /** @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent */
 import { GatewayError } from '../../errors.ts';
-import { readSse, type SseMessage } from '../../http/sse-read.ts';
+import { createSseReader, type SseMessage } from '../../http/sse-read.ts';
+import { pipeStages, type Stage, stageStream } from '../../http/stage.ts';
 import type { StreamEvent, Usage } from '../../ir.ts';
 import { mapGeminiFinishReason } from './map-finish-reason.ts';
 import { readGeminiErrorDetail, type GeminiErrorContext } from './read-error.ts';
@@ -26,7 +27,11 @@ interface OpenBlock {
  * running totals, so the last one wins, and the finish waits for the end of the stream.
  */
 export function readGeminiStream(opts: GeminiStreamOptions): TransformStream<Uint8Array, StreamEvent> {
-  const sse = readSse();
+  return stageStream(pipeStages(createSseReader(), createGeminiChunkReader(opts)));
+}
+
+/** Gemini SSE messages → StreamEvents as a synchronous stage. */
+function createGeminiChunkReader(opts: GeminiStreamOptions): Stage<SseMessage, StreamEvent> {
   let emit: (event: StreamEvent) => void = () => {};
   let started = false;
   let ended = false;
@@ -108,11 +113,9 @@ export function readGeminiStream(opts: GeminiStreamOptions): TransformStream<Uin
     if (candidate.finishReason) finishReason = candidate.finishReason;
   };
 
-  const events = new TransformStream<SseMessage, StreamEvent>({
-    start(controller) {
-      emit = (event) => controller.enqueue(event);
-    },
-    transform(message) {
+  return {
+    push(message, out) {
+      emit = out;
       if (ended) return;
       let chunk: unknown;
       try {
@@ -122,15 +125,15 @@ export function readGeminiStream(opts: GeminiStreamOptions): TransformStream<Uin
       }
       if (typeof chunk === 'object' && chunk !== null) readChunk(chunk as GeminiGenerateContentResponse);
     },
-    flush() {
+    end(out) {
+      emit = out;
       if (ended) return;
       if (!started) return fail(new GatewayError('upstream', `Upstream "${opts.provider}" ended the stream without sending anything`));
       close();
       const reason = blockReason && !sawCandidate ? 'content-filter' : mapGeminiFinishReason(finishReason, calls > 0);
       emit({ type: 'finish', reason, usage: readGeminiUsage(usage) });
     },
-  });
-  return { writable: sse.writable, readable: sse.readable.pipeThrough(events) } as TransformStream<Uint8Array, StreamEvent>;
+  };
 }
 
 /** Input counts are known from the first chunk; output counts only at the end. */

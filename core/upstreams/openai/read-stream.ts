@@ -1,7 +1,8 @@
 /** @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming */
 import { GatewayError, isGatewayError } from '../../errors.ts';
 import { emptyUsage, type ChatRequest, type FinishReason, type StreamEvent, type Usage } from '../../ir.ts';
-import { readSse, type SseMessage } from '../../http/sse-read.ts';
+import { createSseReader, type SseMessage } from '../../http/sse-read.ts';
+import { pipeStages, type Stage, stageStream } from '../../http/stage.ts';
 import { mapOpenAIFinishReason } from './map-finish-reason.ts';
 import { readOpenAIErrorBody } from './read-error.ts';
 import { readThinkTags } from './read-think-tags.ts';
@@ -12,8 +13,7 @@ import type { OpenAIChatCompletion, OpenAIMessageFields } from './types.ts';
 
 /** Response bytes → StreamEvents: SSE framing, then the chunk state machine. */
 export function readOpenAIStream(req: ChatRequest, name: string): TransformStream<Uint8Array, StreamEvent> {
-  const sse = readSse();
-  return { writable: sse.writable, readable: sse.readable.pipeThrough(readOpenAIChunks(req, name)) };
+  return stageStream(pipeStages(createSseReader(), createOpenAIChunkReader(req, name)));
 }
 
 /**
@@ -22,8 +22,13 @@ export function readOpenAIStream(req: ChatRequest, name: string): TransformStrea
  * chunk or `[DONE]`. A stream that ends without `finish_reason` still finishes, as `stop`.
  */
 export function readOpenAIChunks(req: ChatRequest, name: string): TransformStream<SseMessage, StreamEvent> {
-  let sink!: TransformStreamDefaultController<StreamEvent>;
-  const emit = (event: StreamEvent) => sink.enqueue(event);
+  return stageStream(createOpenAIChunkReader(req, name));
+}
+
+/** `readOpenAIChunks` as a synchronous stage; it stops (see Stage) after an upstream error. */
+export function createOpenAIChunkReader(req: ChatRequest, name: string): Stage<SseMessage, StreamEvent> {
+  let sink: (event: StreamEvent) => void = () => {};
+  const emit = (event: StreamEvent) => sink(event);
   const blocks = createStreamBlocks(emit);
   let streamId = '';
   // Hosts without ids (Gemini's OpenAI endpoint) often send no stream id either: the stem must
@@ -32,6 +37,7 @@ export function readOpenAIChunks(req: ChatRequest, name: string): TransformStrea
   const think = readThinkTags();
   let started = false;
   let done = false;
+  let stopped = false;
   let finish: FinishReason | undefined;
   let refused = false;
   let reasoningField = false;
@@ -107,9 +113,9 @@ export function readOpenAIChunks(req: ChatRequest, name: string): TransformStrea
     }
   };
 
-  return new TransformStream<SseMessage, StreamEvent>({
-    transform(message, controller) {
-      sink = controller;
+  return {
+    push(message, out) {
+      sink = out;
       if (done) return;
       try {
         read(message);
@@ -117,17 +123,19 @@ export function readOpenAIChunks(req: ChatRequest, name: string): TransformStrea
         if (!isGatewayError(err)) throw err;
         emit({ type: 'error', error: err });
         done = true;
-        // Stops reading: cancels the rest of the upstream body.
-        controller.terminate();
+        stopped = true;
       }
     },
-    flush(controller) {
-      sink = controller;
+    end(out) {
+      sink = out;
       if (done) return;
       if (!started) emit({ type: 'error', error: new GatewayError('upstream', `Upstream ${name}: stream ended before any data`) });
       else end();
     },
-  });
+    get stopped() {
+      return stopped;
+    },
+  };
 }
 
 function randomStem(): string {

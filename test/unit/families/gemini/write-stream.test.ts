@@ -4,8 +4,8 @@ import { readGeminiContents } from '../../../../core/families/gemini/read-conten
 import { writeJsonArray } from '../../../../core/families/gemini/write-json-array.ts';
 import { writeGeminiErrorFrame, writeGeminiStream } from '../../../../core/families/gemini/write-stream.ts';
 import type { SseMessage } from '../../../../core/http/sse-read.ts';
-import { writeSse } from '../../../../core/http/sse-write.ts';
-import { withErrorFrame } from '../../../../core/http/stream-guard.ts';
+import { encodeSse, writeSse } from '../../../../core/http/sse-write.ts';
+import { openStaged } from '../../../../core/http/staged-stream.ts';
 import type { StreamEvent } from '../../../../core/ir.ts';
 import { collect, fromArray, loadFixture } from '../../../helpers/streams.ts';
 
@@ -149,8 +149,9 @@ describe('writeGeminiStream', () => {
         else c.error(new GatewayError('rate_limit', 'Slow down'));
       },
     });
-    const guarded = withErrorFrame(failing.pipeThrough(writeGeminiStream({ model: 'm' })), (err) => [writeGeminiErrorFrame(err as GatewayError)]);
-    const text = await new Response(guarded.pipeThrough(writeSse())).text();
+    const { stream } = await openStaged(failing, writeGeminiStream({ model: 'm' }));
+    const guarded = stream.toReadable((err) => [writeGeminiErrorFrame(err as GatewayError)], (items) => items.map(encodeSse));
+    const text = await new Response(guarded).text();
     expect(text).toBe(
       'data: {"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}],"modelVersion":"m","responseId":"r"}\n\n' +
         'data: {"error":{"code":429,"message":"Slow down","status":"RESOURCE_EXHAUSTED"}}\n\n',
