@@ -2,7 +2,7 @@ import { createStreamMeter } from '../accounting/meter-stream.ts';
 import type { Reservation } from '../accounting/types.ts';
 import type { CatalogModel } from '../catalog.ts';
 import type { RequestContext } from '../context.ts';
-import type { SourceFamily } from '../ir.ts';
+import type { SourceFamily, Usage } from '../ir.ts';
 import type { ChatOutcome } from './run-chat.ts';
 import { tapPassthroughUsage } from './read-passthrough-usage.ts';
 
@@ -41,11 +41,13 @@ export function meterOutcome(ctx: RequestContext, outcome: ChatOutcome, reservat
     return { ...outcome, events };
   }
   const { response } = outcome;
-  let ttfbMs: number | undefined;
-  const tap = tapPassthroughUsage(family, (usage, aborted) => {
-    reservation.settle({ provider, upstreamModel, status: response.status, ...(usage && { usage }), latencyMs: performance.now() - ctx.started, ...(ttfbMs !== undefined && { ttfbMs }), aborted });
-  });
-  ttfbMs = performance.now() - ctx.started;
-  const body = response.body ? response.body.pipeThrough(tap) : null;
+  const ttfbMs = performance.now() - ctx.started;
+  const settle = (usage: Usage | undefined, aborted: boolean) =>
+    reservation.settle({ provider, upstreamModel, status: response.status, ...(usage && { usage }), latencyMs: performance.now() - ctx.started, ttfbMs, aborted });
+  if (!response.body) {
+    settle(undefined, false);
+    return outcome;
+  }
+  const body = tapPassthroughUsage(response.body, family, settle);
   return { ...outcome, response: new Response(body, { status: response.status, headers: response.headers }) };
 }

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { tapPassthroughUsage } from '../../../core/chat/read-passthrough-usage.ts';
+import type { Usage } from '../../../core/ir.ts';
+import { bytesInPieces, collect, fromArray } from '../../helpers/streams.ts';
+
+const ANTHROPIC_SSE =
+  'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":50,"cache_read_input_tokens":7,"cache_creation_input_tokens":3,"output_tokens":1}}}\n\n' +
+  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"the \\"input_tokens\\": 999 in text"}}\n\n' +
+  'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":42}}\n\n';
+
+describe('tapPassthroughUsage', () => {
+  it('relays the bytes unchanged and reads the usage, also across chunk boundaries', async () => {
+    const reports: Array<[Usage | undefined, boolean]> = [];
+    const pieces = bytesInPieces(ANTHROPIC_SSE, 7);
+    const out = await collect(tapPassthroughUsage(fromArray(pieces), 'anthropic', (u, a) => reports.push([u, a])));
+    expect(new TextDecoder().decode(Buffer.concat(out))).toBe(ANTHROPIC_SSE);
+    expect(reports).toEqual([[{ inputTokens: 50, outputTokens: 42, cacheReadTokens: 7, cacheWriteTokens: 3 }, false]]);
+  });
+
+  it('Gemini counts: prompt includes cached tokens, candidates exclude thoughts', async () => {
+    const reports: Array<[Usage | undefined, boolean]> = [];
+    const body = 'data: {"usageMetadata":{"promptTokenCount":100,"cachedContentTokenCount":40,"candidatesTokenCount":10,"thoughtsTokenCount":5}}\n\n';
+    await collect(tapPassthroughUsage(fromArray(bytesInPieces(body, 11)), 'gemini', (u, a) => reports.push([u, a])));
+    expect(reports).toEqual([[{ inputTokens: 60, outputTokens: 15, cacheReadTokens: 40, reasoningTokens: 5 }, false]]);
+  });
+
+  it('a client cancel reports what was seen so far as aborted, once, and cancels the source', async () => {
+    const reports: Array<[Usage | undefined, boolean]> = [];
+    let cancelled = false;
+    const source = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(ANTHROPIC_SSE.split('\n\n')[0] + '\n\n'));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const reader = tapPassthroughUsage(source, 'anthropic', (u, a) => reports.push([u, a])).getReader();
+    await reader.read();
+    await reader.cancel();
+    expect(cancelled).toBe(true);
+    expect(reports).toEqual([[{ inputTokens: 50, outputTokens: 1, cacheReadTokens: 7, cacheWriteTokens: 3 }, true]]);
+  });
+});
