@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import { type Stage, stageStream } from './stage.ts';
+import type { Stage } from './stage.ts';
 
 export interface SseMessage {
   /** The `event:` name, absent for data-only messages. */
@@ -8,14 +8,10 @@ export interface SseMessage {
 }
 
 /**
- * Bytes → SSE messages (any of LF, CRLF, CR line endings; comments skipped), one new instance
- * per stream. Messages are emitted as soon as their blank line arrives: nothing is batched.
+ * Bytes → SSE messages (any of LF, CRLF, CR line endings; comments skipped) as a synchronous
+ * stage, one new instance per stream, fused with the upstream reader after it. Messages are
+ * emitted as soon as their blank line arrives: nothing is batched.
  */
-export function readSse(): TransformStream<Uint8Array, SseMessage> {
-  return stageStream(createSseReader());
-}
-
-/** `readSse` as a synchronous stage, to fuse with the reader after it. */
 export function createSseReader(): Stage<Uint8Array, SseMessage> {
   const decoder = new TextDecoder();
   let sink: (message: SseMessage) => void = () => {};

@@ -17,15 +17,11 @@ export function readOpenAIStream(req: ChatRequest, name: string): TransformStrea
 }
 
 /**
- * chat.completion.chunk messages → StreamEvents. Usage arrives after `finish_reason` (in a
- * `choices: []` chunk when `stream_options.include_usage` is set), so `finish` waits for that
- * chunk or `[DONE]`. A stream that ends without `finish_reason` still finishes, as `stop`.
+ * chat.completion.chunk messages → StreamEvents, as a synchronous stage that stops (see Stage)
+ * after an upstream error. Usage arrives after `finish_reason` (in a `choices: []` chunk when
+ * `stream_options.include_usage` is set), so `finish` waits for that chunk or `[DONE]`. A stream
+ * that ends without `finish_reason` still finishes, as `stop`.
  */
-export function readOpenAIChunks(req: ChatRequest, name: string): TransformStream<SseMessage, StreamEvent> {
-  return stageStream(createOpenAIChunkReader(req, name));
-}
-
-/** `readOpenAIChunks` as a synchronous stage; it stops (see Stage) after an upstream error. */
 export function createOpenAIChunkReader(req: ChatRequest, name: string): Stage<SseMessage, StreamEvent> {
   let sink: (event: StreamEvent) => void = () => {};
   const emit = (event: StreamEvent) => sink(event);
