@@ -1,15 +1,31 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import { Reply, type ChunkReader } from '../core/index.ts';
+
+/**
+ * core's answer → node:http. A `Reply` goes out as it is: text and bytes in one write with their
+ * length, a streamed body chunk by chunk with write backpressure, and a web Response (what
+ * embedded handlers and a few core routes return) the same way after its headers are copied.
+ */
+export async function writeNodeReply(reply: Reply | Response, res: ServerResponse, req?: IncomingMessage): Promise<void> {
+  if (!(reply instanceof Reply)) return writeNodeResponse(reply, res, req);
+  const headers: OutgoingHttpHeaders = reply.headers;
+  closeIfUnread(req, res, headers);
+  const { body } = reply;
+  if (body === null) return void res.writeHead(reply.status, headers).end();
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    return void res.writeHead(reply.status, headers).end(body);
+  }
+  const reader = body instanceof ReadableStream ? body.getReader() : body;
+  if (reply.streaming) return writeStream(reader, res, reply.status, headers);
+  return writeWhole(reader, res, reply.status, headers);
+}
 
 /** web Response → node:http, with write backpressure and upstream cancel on client disconnect. */
 export async function writeNodeResponse(response: Response, res: ServerResponse, req?: IncomingMessage): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  // Answered before the request body was read (413, 401 on an upload): the unread rest would
-  // stall the next request on this keep-alive connection, so close it instead.
-  if (req && !req.complete) {
-    headers.connection = 'close';
-    res.once('finish', () => req.destroy());
-  }
+  const headers: OutgoingHttpHeaders = {};
+  closeIfUnread(req, res, headers);
   response.headers.forEach((value, name) => {
     if (name !== 'set-cookie') headers[name] = value;
   });
@@ -21,31 +37,60 @@ export async function writeNodeResponse(response: Response, res: ServerResponse,
     return;
   }
   const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') || response.headers.get('x-accel-buffering') === 'no';
-  if (!streaming) {
-    // A plain JSON answer goes out whole, with its length, in one write: no per-chunk promise
-    // hops. Streams are marked (text/event-stream or x-accel-buffering: no) and never take this path.
-    let bytes: Uint8Array;
-    try {
-      bytes = new Uint8Array(await response.arrayBuffer());
-    } catch {
-      // The body failed before anything was sent (an upstream connection reset mid-answer).
-      res.writeHead(502, { 'content-type': 'text/plain', connection: 'close' }).end('Bad gateway');
-      return;
+  const reader = response.body.getReader();
+  if (streaming) return writeStream(reader, res, response.status, headers);
+  return writeWhole(reader, res, response.status, headers);
+}
+
+/**
+ * Answered before the request body was read (413, 401 on an upload): the unread rest would
+ * stall the next request on this keep-alive connection, so close it instead.
+ */
+function closeIfUnread(req: IncomingMessage | undefined, res: ServerResponse, headers: OutgoingHttpHeaders): void {
+  if (req && !req.complete) {
+    headers.connection = 'close';
+    res.once('finish', () => req.destroy());
+  }
+}
+
+/**
+ * A body that is not a stream goes out whole, with its length, in one write: no per-chunk
+ * writes. Streams are marked (text/event-stream or x-accel-buffering: no) and never come here.
+ */
+async function writeWhole(reader: ChunkReader, res: ServerResponse, status: number, headers: OutgoingHttpHeaders): Promise<void> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
     }
-    headers['content-length'] = String(bytes.byteLength);
-    res.writeHead(response.status, response.statusText, headers);
-    res.end(bytes);
+  } catch {
+    // The body failed before anything was sent (an upstream connection reset mid-answer).
+    res.writeHead(502, { 'content-type': 'text/plain', connection: 'close' }).end('Bad gateway');
     return;
   }
-  res.writeHead(response.status, response.statusText, headers);
-  // A stream must show its headers before its first event, which may be a while.
-  res.flushHeaders();
-  const reader = response.body.getReader();
+  headers['content-length'] = size;
+  res.writeHead(status, headers);
+  res.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+}
+
+/** Relays a stream as it arrives; the client leaving cancels the reader (and so the upstream call). */
+async function writeStream(reader: ChunkReader, res: ServerResponse, status: number, headers: OutgoingHttpHeaders): Promise<void> {
+  res.writeHead(status, headers);
+  // A stream must show its headers before its first event, which may be a while; but when the
+  // first chunk is already here (the usual case: it came with the upstream's headers), headers and
+  // chunk leave in one write. setImmediate runs after this turn's promise jobs, so it fires only
+  // when the first read is really waiting.
+  const flush = setImmediate(() => res.flushHeaders());
   const cancel = () => void reader.cancel().catch(() => {});
   res.once('close', cancel);
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      clearImmediate(flush);
       if (done) break;
       if (!res.write(value)) {
         if (res.destroyed) break;

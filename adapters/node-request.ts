@@ -53,12 +53,29 @@ export class NodeRequest {
     return this.#controller.signal;
   }
 
+  /** The whole body straight from node:http's chunks: no web stream in between. */
+  bytes(): Promise<Uint8Array> {
+    if (this.#body !== undefined) return new Response(this.#body).arrayBuffer().then((buffer) => new Uint8Array(buffer));
+    this.#body = null;
+    const req = this.req;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+      req.once('error', reject);
+      req.once('close', () => {
+        if (!req.complete) reject(new Error('Client closed the request before sending its body'));
+      });
+    });
+  }
+
   async arrayBuffer(): Promise<ArrayBuffer> {
-    return new Response(this.body).arrayBuffer();
+    const bytes = await this.bytes();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   }
 
   async text(): Promise<string> {
-    return new Response(this.body).text();
+    return new TextDecoder().decode(await this.bytes());
   }
 
   async json(): Promise<unknown> {

@@ -1,46 +1,24 @@
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { Agent } from 'undici';
-import type { Gateway, UpstreamFetch } from '../core/index.ts';
-import { readWebStream, writeNodeResponse } from './node-io.ts';
+import type { Gateway } from '../core/index.ts';
+import { writeNodeReply } from './node-io.ts';
 import { NodeRequest } from './node-request.ts';
+import { createNodeFetch } from './node-upstream.ts';
 import { exitOnStartupError, readListenOptions, startGateway } from './startup.ts';
 
-/**
- * Upstream client for Node: undici's dispatcher API over a keep-alive pool, wrapped as a web
- * Response. Node's global fetch runs the full WHATWG fetch machinery per call and measured about
- * five times slower here (performance-notes.md).
- */
-export function createNodeFetch(): UpstreamFetch {
-  const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
-  return async (url, init) => {
-    const target = new URL(url);
-    const { statusCode, headers, body } = await agent.request({
-      origin: target.origin,
-      path: target.pathname + target.search,
-      method: (init.method ?? 'GET') as 'POST',
-      headers: init.headers as Record<string, string>,
-      body: init.body as string | Uint8Array | null,
-      signal: init.signal ?? undefined,
-    });
-    const responseHeaders = new Headers();
-    for (const [name, value] of Object.entries(headers)) {
-      if (Array.isArray(value)) for (const item of value) responseHeaders.append(name, item);
-      else if (value !== undefined) responseHeaders.set(name, value);
-    }
-    const empty = statusCode === 204 || statusCode === 304 || (statusCode >= 100 && statusCode < 200);
-    if (empty) body.resume();
-    return new Response(empty ? null : readWebStream(body), { status: statusCode, headers: responseHeaders });
-  };
-}
+export { createNodeFetch };
 
-/** Serves a gateway (or any web fetch handler) on node:http. */
-export function serveNode(gateway: Pick<Gateway, 'fetch'>, options: { port: number; hostname: string }): Promise<Server> {
+/**
+ * Serves a gateway (or any web fetch handler) on node:http. A gateway's `reply` is used when it
+ * has one: its answers are written to the socket without becoming web Responses first.
+ */
+export function serveNode(gateway: Pick<Gateway, 'fetch'> & Partial<Pick<Gateway, 'reply'>>, options: { port: number; hostname: string }): Promise<Server> {
+  const handle = gateway.reply ?? gateway.fetch;
   const server = createServer((req, res) => {
     // Core reads it exactly as a Request (method, url, headers, body, signal).
     const request = new NodeRequest(req, res) as unknown as Request;
-    gateway.fetch(request).then(
-      (response) => writeNodeResponse(response, res, req),
+    handle(request).then(
+      (response) => writeNodeReply(response, res, req),
       () => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
         res.end();

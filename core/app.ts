@@ -6,7 +6,7 @@ import { registerAnthropicRoutes } from './families/anthropic/routes.ts';
 import type { Family } from './families/family.ts';
 import { registerGeminiRoutes } from './families/gemini/routes.ts';
 import { registerOpenAIRoutes } from './families/openai/routes.ts';
-import { jsonResponse } from './http/respond.ts';
+import { jsonReply } from './http/respond.ts';
 import { authenticate } from './keys.ts';
 
 export type GatewayRouter = RouterType<IRequestStrict, [RequestContext]>;
@@ -22,7 +22,7 @@ export function buildRouter(services: GatewayServices): GatewayRouter {
     return undefined;
   };
 
-  router.get(`${basePath}/healthz`, (_req, ctx) => jsonResponse(ctx, { status: 'ok' }));
+  router.get(`${basePath}/healthz`, (_req, ctx) => jsonReply(ctx, { status: 'ok' }));
   registerOpenAIRoutes(router, `${basePath}/api/${segments.list}/v1`, guard);
   registerAnthropicRoutes(router, `${basePath}/api/${segments.messages}`, guard);
   registerGeminiRoutes(router, `${basePath}/api/${segments.generate}`, guard);

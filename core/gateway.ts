@@ -6,7 +6,8 @@ import { readConfig, type GatewayConfig, type GatewayConfigInput } from './confi
 import type { AccessLogEntry, GatewayServices, RequestContext } from './context.ts';
 import { GatewayError, toGatewayError } from './errors.ts';
 import { ERROR_WRITERS } from './families/family.ts';
-import { jsonResponse } from './http/respond.ts';
+import { Reply, replyToResponse, type ReplyHeaders } from './http/reply.ts';
+import { jsonReply } from './http/respond.ts';
 import { createStaticKeyVerifier, type KeyVerifier } from './keys.ts';
 import { createUpstreams } from './upstreams/registry.ts';
 import type { UpstreamFetch } from './upstreams/types.ts';
@@ -31,6 +32,12 @@ export interface GatewayOptions {
 export interface Gateway {
   /** A web-standard handler: give it a Request, get a Response. */
   fetch(request: Request): Promise<Response>;
+  /**
+   * The same handler for adapters that write to their socket themselves: the answer as a
+   * `Reply` (status, plain header object, body as bytes, text or a chunk reader) where core
+   * built one, so no web Response is made only to be taken apart again.
+   */
+  reply(request: Request): Promise<Reply | Response>;
   readonly config: GatewayConfig;
   readonly catalog: Catalog;
 }
@@ -62,7 +69,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
   };
   const router = buildRouter(services);
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request): Promise<Reply | Response> {
     const started = performance.now();
     let url: URL;
     try {
@@ -70,7 +77,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
     } catch {
       // Only a broken Host header gets here; there is no path to pick a family from.
       const { status, body } = ERROR_WRITERS.openai(new GatewayError('invalid_request', 'Request URL is not valid'));
-      return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+      return new Reply(status, { 'content-type': 'application/json' }, JSON.stringify(body));
     }
     const ctx: RequestContext = {
       services,
@@ -80,18 +87,18 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
       signal: request.signal,
       started,
     };
-    let response: Response;
+    let response: Reply | Response;
     let failure: string | undefined;
     try {
-      response = (await router.fetch(request as never, ctx)) as Response;
+      response = (await router.fetch(request as never, ctx)) as Reply | Response;
     } catch (thrown) {
       const err = toGatewayError(thrown);
       if (err.kind === 'internal') services.logError(ctx.id, thrown);
       failure = err.message;
       const { status, body } = ERROR_WRITERS[ctx.family](err);
-      const headers = new Headers();
-      if (err.opts.retryAfter !== undefined) headers.set('retry-after', String(err.opts.retryAfter));
-      response = jsonResponse(ctx, body, status, headers);
+      const headers: ReplyHeaders = {};
+      if (err.opts.retryAfter !== undefined) headers['retry-after'] = String(err.opts.retryAfter);
+      response = jsonReply(ctx, body, status, headers);
     }
     services.log({
       time: new Date().toISOString(),
@@ -108,7 +115,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
     return response;
   }
 
-  return { fetch: handle, config, catalog };
+  return { fetch: async (request) => replyToResponse(await handle(request)), reply: handle, config, catalog };
 }
 
 function createIdSource(): () => string {

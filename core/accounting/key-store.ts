@@ -4,6 +4,7 @@ import { newKeyId, newSecret, secretPrefix } from './key-secret.ts';
 import type { Clock, CreateKeyInput, KeyBackend, KeyEvents, KeyStore, StoredKey } from './types.ts';
 import { systemClock } from './types.ts';
 import { createVerifyCache, isLive } from './verify-cache.ts';
+import { hashPresentedKey } from '../keys.ts';
 
 export interface KeyStoreOptions {
   /** How long a verification is trusted without asking storage; also the bound on revocation delay. */
@@ -34,7 +35,7 @@ export function createKeyStore(backend: KeyBackend, options: KeyStoreOptions = {
 
   return {
     async verify(presented) {
-      const hash = await sha256Hex(presented);
+      const hash = hashPresentedKey(presented);
       const entry = await cache.lookup(hash, () => backend.findByHash(hash));
       return entry.match && isLive(entry.match, clock.now()) ? entry.record : undefined;
     },

@@ -4,7 +4,7 @@ import type { KeyStore, UsageQuery, UsageStore } from '../accounting/types.ts';
 import type { RequestContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
 import { readBodyBytes } from '../http/read-body.ts';
-import { jsonResponse } from '../http/respond.ts';
+import { jsonReply } from '../http/respond.ts';
 import { sha256Hex } from '../http/sha256.ts';
 import { parseWith } from '../validate.ts';
 import { readDuration, readTime, viewKey } from './key-view.ts';
@@ -62,7 +62,7 @@ export function registerAdminRoutes(router: Router, base: string, deps: AdminDep
 
   router.get(`${base}/keys`, guard, async (_req, ctx) => {
     const t = now();
-    return jsonResponse(ctx, { data: (await deps.keys.list()).map((k) => viewKey(k, t)) });
+    return jsonReply(ctx, { data: (await deps.keys.list()).map((k) => viewKey(k, t)) });
   });
 
   router.post(`${base}/keys`, guard, async (req, ctx) => {
@@ -80,19 +80,19 @@ export function registerAdminRoutes(router: Router, base: string, deps: AdminDep
       ...(body.budgetUsd !== undefined && { budgetUsd: body.budgetUsd }),
       ...readExpiry(body, now()),
     });
-    return jsonResponse(ctx, { key: viewKey(record, now()), secret }, 201);
+    return jsonReply(ctx, { key: viewKey(record, now()), secret }, 201);
   });
 
   router.get(`${base}/keys/:id`, guard, async (req, ctx) => {
     const key = await found(req.params.id!);
     const [spent] = await deps.usage.summarize({ by: 'key', keyId: key.id });
-    return jsonResponse(ctx, { key: viewKey(key, now()), usage: spent ?? null });
+    return jsonReply(ctx, { key: viewKey(key, now()), usage: spent ?? null });
   });
 
   const revoke = async (req: IRequestStrict, ctx: RequestContext) => {
     const key = await deps.keys.revoke(req.params.id!);
     if (!key) throw new GatewayError('not_found', `No key with id "${req.params.id}"`, { param: 'id' });
-    return jsonResponse(ctx, { key: viewKey(key, now()) });
+    return jsonReply(ctx, { key: viewKey(key, now()) });
   };
   router.delete(`${base}/keys/:id`, guard, revoke);
   router.post(`${base}/keys/:id/revoke`, guard, revoke);
@@ -105,14 +105,14 @@ export function registerAdminRoutes(router: Router, base: string, deps: AdminDep
     const issued = await deps.keys.rotate(key.id, grace);
     if (!issued) throw new GatewayError('not_found', `No live key with id "${key.id}"`, { param: 'id' });
     const t = now();
-    return jsonResponse(ctx, { key: viewKey(issued.record, t), secret: issued.secret, previousSecretValidUntil: new Date(t + grace * 1000).toISOString() });
+    return jsonReply(ctx, { key: viewKey(issued.record, t), secret: issued.secret, previousSecretValidUntil: new Date(t + grace * 1000).toISOString() });
   });
 
   router.get(`${base}/usage`, guard, async (_req, ctx) => {
     const query = readUsageQuery(ctx.url.searchParams);
     const data = await deps.usage.summarize(query);
     const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
-    return jsonResponse(ctx, { by: query.by, from: iso(query.from), to: iso(query.to), keyId: query.keyId ?? null, data });
+    return jsonReply(ctx, { by: query.by, from: iso(query.from), to: iso(query.to), keyId: query.keyId ?? null, data });
   });
 }
 

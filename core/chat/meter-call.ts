@@ -2,9 +2,10 @@ import { createStreamMeter } from '../accounting/meter-stream.ts';
 import type { Reservation } from '../accounting/types.ts';
 import type { CatalogModel } from '../catalog.ts';
 import type { RequestContext } from '../context.ts';
+import { Reply, readerOfBody } from '../http/reply.ts';
 import type { SourceFamily, Usage } from '../ir.ts';
 import type { ChatOutcome } from './run-chat.ts';
-import { tapPassthroughUsage } from './read-passthrough-usage.ts';
+import { readPassthroughUsage, tapPassthroughUsage } from './read-passthrough-usage.ts';
 
 /** What admission reserves before any route is tried. */
 export interface AdmissionHint {
@@ -40,14 +41,15 @@ export function meterOutcome(ctx: RequestContext, outcome: ChatOutcome, reservat
     const events = outcome.events.pipe(createStreamMeter(reservation, { started: ctx.started, provider, upstreamModel, signal: ctx.signal }));
     return { ...outcome, events };
   }
-  const { response } = outcome;
+  const { reply } = outcome;
   const ttfbMs = performance.now() - ctx.started;
   const settle = (usage: Usage | undefined, aborted: boolean) =>
-    reservation.settle({ provider, upstreamModel, status: response.status, ...(usage && { usage }), latencyMs: performance.now() - ctx.started, ttfbMs, aborted });
-  if (!response.body) {
-    settle(undefined, false);
+    reservation.settle({ provider, upstreamModel, status: reply.status, ...(usage && { usage }), latencyMs: performance.now() - ctx.started, ttfbMs, aborted });
+  const { body } = reply;
+  if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
+    settle(body === null ? undefined : readPassthroughUsage(body, family), false);
     return outcome;
   }
-  const body = tapPassthroughUsage(response.body, family, settle);
-  return { ...outcome, response: new Response(body, { status: response.status, headers: response.headers }) };
+  const tapped = tapPassthroughUsage(readerOfBody(body), family, settle);
+  return { ...outcome, reply: new Reply(reply.status, reply.headers, tapped) };
 }

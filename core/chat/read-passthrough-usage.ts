@@ -1,3 +1,4 @@
+import type { ChunkReader } from '../http/reply.ts';
 import type { SourceFamily, Usage } from '../ir.ts';
 
 /**
@@ -5,33 +6,46 @@ import type { SourceFamily, Usage } from '../ir.ts';
  * instead of parsing it the tap scans the text for these counters (the last value seen wins:
  * both families report cumulative numbers, Anthropic in message_start then message_delta).
  */
-const FIELDS: Record<SourceFamily, Array<[RegExp, keyof Usage]>> = {
-  anthropic: [
-    [/"input_tokens"\s*:\s*(\d+)/g, 'inputTokens'],
-    [/"output_tokens"\s*:\s*(\d+)/g, 'outputTokens'],
-    [/"cache_read_input_tokens"\s*:\s*(\d+)/g, 'cacheReadTokens'],
-    [/"cache_creation_input_tokens"\s*:\s*(\d+)/g, 'cacheWriteTokens'],
-  ],
-  gemini: [
-    [/"promptTokenCount"\s*:\s*(\d+)/g, 'inputTokens'],
-    [/"candidatesTokenCount"\s*:\s*(\d+)/g, 'outputTokens'],
-    [/"thoughtsTokenCount"\s*:\s*(\d+)/g, 'reasoningTokens'],
-    [/"cachedContentTokenCount"\s*:\s*(\d+)/g, 'cacheReadTokens'],
-  ],
-  openai: [],
+const FIELDS: Record<SourceFamily, Record<string, keyof Usage>> = {
+  anthropic: {
+    input_tokens: 'inputTokens',
+    output_tokens: 'outputTokens',
+    cache_read_input_tokens: 'cacheReadTokens',
+    cache_creation_input_tokens: 'cacheWriteTokens',
+  },
+  gemini: {
+    promptTokenCount: 'inputTokens',
+    candidatesTokenCount: 'outputTokens',
+    thoughtsTokenCount: 'reasoningTokens',
+    cachedContentTokenCount: 'cacheReadTokens',
+  },
+  openai: {},
 };
+
+/** One pass per chunk: an alternation of the family's field names. */
+const PATTERNS = Object.fromEntries(
+  Object.entries(FIELDS).map(([family, fields]) => [family, new RegExp(`"(${Object.keys(fields).join('|') || '(?!)'})"\\s*:\\s*(\\d+)`, 'g')]),
+) as Record<SourceFamily, RegExp>;
 
 /** Keeps enough of the previous chunk that a field split across two chunks is still seen. */
 const OVERLAP = 64;
 
+/** Reads the usage counters out of a whole passthrough body (a JSON answer). */
+export function readPassthroughUsage(body: string | Uint8Array, family: SourceFamily): Usage | undefined {
+  const seen: Partial<Record<keyof Usage, number>> = {};
+  scan(typeof body === 'string' ? body : decoder.decode(body), family, seen);
+  return toUsage(family, seen);
+}
+
+const decoder = new TextDecoder();
+
 /**
  * Relays `body` unchanged and reports the usage it carried when it ends (`aborted` false) or the
- * client goes away (`aborted` true, with what was seen so far). A plain pull-through stream, not a
- * TransformStream: one stream object and no extra promise hop per chunk on the fast path.
+ * client goes away (`aborted` true, with what was seen so far). A reader around a reader: no
+ * stream object and no extra promise hop per chunk on the fast path.
  */
-export function tapPassthroughUsage(body: ReadableStream<Uint8Array>, family: SourceFamily, done: (usage: Usage | undefined, aborted: boolean) => void): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
+export function tapPassthroughUsage(body: ChunkReader, family: SourceFamily, done: (usage: Usage | undefined, aborted: boolean) => void): ChunkReader {
+  const chunkDecoder = new TextDecoder();
   const seen: Partial<Record<keyof Usage, number>> = {};
   let tail = '';
   let finished = false;
@@ -40,37 +54,36 @@ export function tapPassthroughUsage(body: ReadableStream<Uint8Array>, family: So
     finished = true;
     done(toUsage(family, seen), aborted);
   };
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        let result: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          result = await reader.read();
-        } catch (err) {
-          finish(false);
-          controller.error(err);
-          return;
-        }
-        if (finished) return;
-        if (result.done) {
-          finish(false);
-          controller.close();
-          return;
-        }
-        controller.enqueue(result.value);
-        const text = tail + decoder.decode(result.value, { stream: true });
-        for (const [pattern, field] of FIELDS[family]) {
-          for (const match of text.matchAll(pattern)) seen[field] = Number(match[1]);
-        }
+  return {
+    async read() {
+      let result: ReadableStreamReadResult<Uint8Array>;
+      try {
+        result = await body.read();
+      } catch (err) {
+        finish(false);
+        throw err;
+      }
+      if (result.done) {
+        finish(false);
+        return result;
+      }
+      if (!finished) {
+        const text = tail + chunkDecoder.decode(result.value, { stream: true });
+        scan(text, family, seen);
         tail = text.slice(-OVERLAP);
-      },
-      cancel(reason) {
-        finish(true);
-        return reader.cancel(reason);
-      },
+      }
+      return result;
     },
-    { highWaterMark: 0 },
-  );
+    cancel(reason) {
+      finish(true);
+      return body.cancel(reason);
+    },
+  };
+}
+
+function scan(text: string, family: SourceFamily, seen: Partial<Record<keyof Usage, number>>): void {
+  const fields = FIELDS[family];
+  for (const match of text.matchAll(PATTERNS[family])) seen[fields[match[1]!]!] = Number(match[2]);
 }
 
 function toUsage(family: SourceFamily, seen: Partial<Record<keyof Usage, number>>): Usage | undefined {

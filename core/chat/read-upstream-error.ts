@@ -1,5 +1,5 @@
 import { GatewayError, isGatewayError } from '../errors.ts';
-import type { Upstream } from '../upstreams/types.ts';
+import type { Upstream, UpstreamResponse } from '../upstreams/types.ts';
 
 /**
  * An upstream's error, as the client should see it. A provider rejecting the *gateway's*
@@ -11,6 +11,6 @@ export function toClientError<T>(err: T): T | GatewayError {
   return new GatewayError('upstream', err.message, { status: 502, code: err.opts.code, cause: err });
 }
 
-export async function readUpstreamError(upstream: Upstream, res: Response): Promise<GatewayError> {
+export async function readUpstreamError(upstream: Upstream, res: UpstreamResponse): Promise<GatewayError> {
   return toClientError(await upstream.readError(res));
 }

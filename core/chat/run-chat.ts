@@ -2,6 +2,7 @@ import type { CatalogModel, RouteTarget } from '../catalog.ts';
 import type { RequestContext } from '../context.ts';
 import { GatewayError, isGatewayError, toGatewayError } from '../errors.ts';
 import type { ChatRequest, ChatResult, SourceFamily, StreamEvent } from '../ir.ts';
+import type { Reply } from '../http/reply.ts';
 import { openStaged, type StagedStream } from '../http/staged-stream.ts';
 import { checkModelAllowed } from '../keys.ts';
 import type { PassthroughCall, Upstream, UpstreamRequest } from '../upstreams/types.ts';
@@ -15,8 +16,8 @@ import { sendUpstream, timeoutFor } from './send-upstream.ts';
 export type ChatOutcome =
   | { kind: 'result'; result: ChatResult; target: RouteTarget }
   | { kind: 'stream'; events: StagedStream<StreamEvent>; target: RouteTarget }
-  /** The same-family fast path answered: relay this response as it is. */
-  | { kind: 'response'; response: Response; target: RouteTarget };
+  /** The same-family fast path answered: relay this reply as it is. */
+  | { kind: 'reply'; reply: Reply; target: RouteTarget };
 
 export interface ChatCall {
   ctx: RequestContext;
@@ -67,7 +68,7 @@ async function runRoutes(call: ChatCall): Promise<ChatOutcome> {
     try {
       const pass = call.passthrough && selectPassthrough(upstream, target, call.family);
       if (pass) {
-        return { kind: 'response', response: await runPassthrough(ctx, upstream, pass, { ...call.passthrough!, target, warn: (message) => call.warnings.push(message) }), target };
+        return { kind: 'reply', reply: await runPassthrough(ctx, upstream, pass, { ...call.passthrough!, target, warn: (message) => call.warnings.push(message) }), target };
       }
       ir ??= call.request();
       const req: ChatRequest = { ...ir, model: target.upstreamModel };
@@ -96,10 +97,11 @@ async function callRoute(ctx: RequestContext, upstream: Upstream, target: RouteT
   const res = await sendUpstream(ctx, target.provider, wire, timeoutFor(ctx, target.config.timeoutMs));
   if (!res.ok) throw await readUpstreamError(upstream, res);
   if (req.stream) {
-    if (!res.body) throw new GatewayError('upstream', `Upstream "${target.provider}" sent an empty stream`);
+    const body = res.reader?.() ?? res.body;
+    if (!body) throw new GatewayError('upstream', `Upstream "${target.provider}" sent an empty stream`);
     // An upstream whose first event is already an error (a throttling frame, an error chunk)
     // gets a real HTTP status, and another route a turn, instead of a 200 with an error frame.
-    const { first, stream } = await openStaged(res.body, upstream.readStream(req));
+    const { first, stream } = await openStaged(body, upstream.readStream(req));
     if (first?.type === 'error') {
       void stream.cancel().catch(() => {});
       throw first.error;

@@ -10,6 +10,7 @@ import { estimateInputTokens } from './estimate-tokens.ts';
 import { runPassthrough } from './run-passthrough.ts';
 import { selectPassthrough } from './select-passthrough.ts';
 import { sendUpstream, timeoutFor } from './send-upstream.ts';
+import type { Reply } from '../http/reply.ts';
 
 /** Response header telling clients whether a count came from the provider or is our estimate. */
 export const TOKEN_COUNT_HEADER = 'x-switchyard-token-count';
@@ -17,7 +18,7 @@ export const TOKEN_COUNT_HEADER = 'x-switchyard-token-count';
 export type CountOutcome =
   | { kind: 'count'; inputTokens: number; source: 'upstream' | 'estimate'; target?: RouteTarget }
   /** The same-family fast path answered (header already set): relay this response as it is. */
-  | { kind: 'response'; response: Response; target: RouteTarget };
+  | { kind: 'reply'; reply: Reply; target: RouteTarget };
 
 export interface CountCall {
   ctx: RequestContext;
@@ -47,9 +48,9 @@ export async function runCountTokens(call: CountCall): Promise<CountOutcome> {
       const pass = call.passthrough && selectPassthrough(upstream, target, call.family);
       if (pass) {
         try {
-          const response = await runPassthrough(ctx, upstream, pass, { ...call.passthrough!, target });
-          response.headers.set(TOKEN_COUNT_HEADER, 'upstream');
-          return { kind: 'response', response, target };
+          const reply = await runPassthrough(ctx, upstream, pass, { ...call.passthrough!, target });
+          reply.headers[TOKEN_COUNT_HEADER] = 'upstream';
+          return { kind: 'reply', reply, target };
         } catch (err) {
           // Relayed counters refuse too: Bedrock's CountTokens answers 400 for cross-region
           // inference profiles and newer Claude models. A body the IR cannot hold keeps the upstream's error.

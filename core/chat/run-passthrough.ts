@@ -1,6 +1,8 @@
 import type { RequestContext } from '../context.ts';
+import { GatewayError } from '../errors.ts';
 import { copyResponseHeaders } from '../http/proxy-headers.ts';
 import { peekStream } from '../http/peek-stream.ts';
+import { Reply } from '../http/reply.ts';
 import { withRequestId } from '../http/respond.ts';
 import type { Passthrough, PassthroughCall, Upstream } from '../upstreams/types.ts';
 import { readUpstreamError } from './read-upstream-error.ts';
@@ -8,23 +10,32 @@ import { sendUpstream, timeoutFor } from './send-upstream.ts';
 
 /**
  * Same-family fast path: forwards the client's body (model rewritten) and relays the upstream
- * response body as it arrives. Only headers are rebuilt: hop-by-hop and encoding headers are
- * dropped and our request id is added. Errors are mapped like any other upstream error, so
- * upstream internals never reach the client raw.
+ * answer. A stream is relayed as it arrives; a JSON answer is read whole and sent in one write
+ * (it is not a stream, and one write with a length is cheaper than relaying pieces). Only headers
+ * are rebuilt: hop-by-hop and encoding headers are dropped and our request id is added. Errors
+ * are mapped like any other upstream error, so upstream internals never reach the client raw.
  */
-export async function runPassthrough(ctx: RequestContext, upstream: Upstream, pass: Passthrough, call: PassthroughCall): Promise<Response> {
+export async function runPassthrough(ctx: RequestContext, upstream: Upstream, pass: Passthrough, call: PassthroughCall): Promise<Reply> {
   const { target } = call;
   const wire = await pass.writeRequest(call);
   const res = await sendUpstream(ctx, target.provider, wire, timeoutFor(ctx, target.config.timeoutMs));
   if (!res.ok) throw await readUpstreamError(upstream, res);
-  const headers = withRequestId(ctx, copyResponseHeaders(res.headers, new Headers()));
+  const headers = withRequestId(ctx, copyResponseHeaders(res.headers));
+  const streamed = call.stream || call.action === 'streamGenerateContent';
   // Marks every streamed answer, SSE or Gemini's JSON array (which is application/json), so that
   // nothing between here and the client (adapters, nginx) holds it back.
-  if (call.stream || call.action === 'streamGenerateContent') headers.set('x-accel-buffering', 'no');
-  if (!pass.readBody) return new Response(res.body, { status: res.status, headers });
-  headers.set('content-type', call.stream ? 'text/event-stream; charset=utf-8' : 'application/json');
+  if (streamed) headers['x-accel-buffering'] = 'no';
+  if (!pass.readBody) {
+    if (streamed) return new Reply(res.status, headers, res.reader?.() ?? res.body);
+    try {
+      return new Reply(res.status, headers, new Uint8Array(await res.arrayBuffer()));
+    } catch (err) {
+      throw new GatewayError('upstream', `Upstream "${target.provider}" broke off its answer`, { cause: err });
+    }
+  }
+  headers['content-type'] = call.stream ? 'text/event-stream; charset=utf-8' : 'application/json';
   // A re-framed body errors its first read when the upstream failed before sending anything
   // (Bedrock's exception frames): that is still a proper HTTP error, not a 200 with an error event.
   const { stream } = await peekStream(pass.readBody(res, call));
-  return new Response(stream, { status: res.status, headers });
+  return new Reply(res.status, headers, stream);
 }

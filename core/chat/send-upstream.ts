@@ -1,12 +1,20 @@
 import type { RequestContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
-import type { UpstreamRequest } from '../upstreams/types.ts';
+import type { UpstreamRequest, UpstreamResponse } from '../upstreams/types.ts';
 
 /**
  * Sends one upstream request. The time-out covers only the wait for response headers: a long
  * stream may run as long as it likes. The client's abort signal cancels the call at any point.
  */
-export async function sendUpstream(ctx: RequestContext, provider: string, request: UpstreamRequest, timeoutMs: number): Promise<Response> {
+export async function sendUpstream(ctx: RequestContext, provider: string, request: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
+  const { fetch } = ctx.services;
+  if (fetch.enforcesHeadersTimeout) {
+    try {
+      return await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body as BodyInit, signal: ctx.signal, redirect: 'manual', headersTimeoutMs: timeoutMs });
+    } catch (err) {
+      throw readSendError(ctx, provider, timeoutMs, err, (err as Error | undefined)?.name === 'TimeoutError');
+    }
+  }
   const controller = new AbortController();
   const onClientAbort = () => controller.abort(ctx.signal.reason);
   if (ctx.signal.aborted) onClientAbort();
@@ -17,20 +25,18 @@ export async function sendUpstream(ctx: RequestContext, provider: string, reques
     controller.abort();
   }, timeoutMs);
   try {
-    return await ctx.services.fetch(request.url, {
-      method: 'POST',
-      headers: request.headers,
-      body: request.body as BodyInit,
-      signal: controller.signal,
-      redirect: 'manual',
-    });
+    return await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body as BodyInit, signal: controller.signal, redirect: 'manual' });
   } catch (err) {
-    if (timedOut) throw new GatewayError('timeout', `Upstream "${provider}" did not answer within ${timeoutMs} ms`, { cause: err });
-    if (ctx.signal.aborted) throw new GatewayError('invalid_request', 'Client closed the request', { status: 499, cause: err });
-    throw new GatewayError('upstream', `Upstream "${provider}" could not be reached`, { cause: err });
+    throw readSendError(ctx, provider, timeoutMs, err, timedOut);
   } finally {
     clearTimeout(timer);
   }
+}
+
+function readSendError(ctx: RequestContext, provider: string, timeoutMs: number, err: unknown, timedOut: boolean): GatewayError {
+  if (timedOut) return new GatewayError('timeout', `Upstream "${provider}" did not answer within ${timeoutMs} ms`, { cause: err });
+  if (ctx.signal.aborted) return new GatewayError('invalid_request', 'Client closed the request', { status: 499, cause: err });
+  return new GatewayError('upstream', `Upstream "${provider}" could not be reached`, { cause: err });
 }
 
 export function timeoutFor(ctx: RequestContext, providerTimeout: number | undefined): number {

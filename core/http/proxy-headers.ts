@@ -1,3 +1,6 @@
+import type { ReplyHeaders } from './reply.ts';
+import type { HeadersLike } from '../upstreams/types.ts';
+
 /**
  * Headers that must not be copied between hops: hop-by-hop ones, and the encoding/length pair
  * that fetch implementations keep after transparently decompressing a body.
@@ -8,9 +11,9 @@ const DROPPED_RESPONSE = new Set([
 ]);
 
 /** Copies upstream response headers a client may see, leaving out hop-by-hop and encoding ones. */
-export function copyResponseHeaders(from: Headers, into: Headers): Headers {
+export function copyResponseHeaders(from: HeadersLike, into: ReplyHeaders = {}): ReplyHeaders {
   from.forEach((value, name) => {
-    if (!DROPPED_RESPONSE.has(name) && !name.startsWith('x-amz') && !name.startsWith('cf-')) into.set(name, value);
+    if (!DROPPED_RESPONSE.has(name) && !name.startsWith('x-amz') && !name.startsWith('cf-')) into[name] = value;
   });
   return into;
 }

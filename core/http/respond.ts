@@ -1,23 +1,24 @@
 import type { RequestContext } from '../context.ts';
+import { Reply, type ChunkReader, type ReplyHeaders } from './reply.ts';
 
-export function withRequestId(ctx: RequestContext, headers: Headers = new Headers()): Headers {
+export function withRequestId(ctx: RequestContext, headers: ReplyHeaders = {}): ReplyHeaders {
   // Anthropic's SDK reads `request-id`, OpenAI's reads `x-request-id`.
-  headers.set('request-id', ctx.id);
-  headers.set('x-request-id', ctx.id);
+  headers['request-id'] = ctx.id;
+  headers['x-request-id'] = ctx.id;
   return headers;
 }
 
-export function jsonResponse(ctx: RequestContext, body: unknown, status = 200, headers?: Headers): Response {
+export function jsonReply(ctx: RequestContext, body: unknown, status = 200, headers?: ReplyHeaders): Reply {
   const h = withRequestId(ctx, headers);
-  h.set('content-type', 'application/json');
-  return new Response(JSON.stringify(body), { status, headers: h });
+  h['content-type'] = 'application/json';
+  return new Reply(status, h, JSON.stringify(body));
 }
 
-export function sseResponse(ctx: RequestContext, body: ReadableStream<Uint8Array>, headers?: Headers): Response {
+export function sseReply(ctx: RequestContext, body: ChunkReader | ReadableStream<Uint8Array>, headers?: ReplyHeaders): Reply {
   const h = withRequestId(ctx, headers);
-  h.set('content-type', 'text/event-stream; charset=utf-8');
-  h.set('cache-control', 'no-cache');
+  h['content-type'] = 'text/event-stream; charset=utf-8';
+  h['cache-control'] = 'no-cache';
   // Tells buffering reverse proxies (nginx) to pass events through as they come.
-  h.set('x-accel-buffering', 'no');
-  return new Response(body, { status: 200, headers: h });
+  h['x-accel-buffering'] = 'no';
+  return new Reply(200, h, body);
 }

@@ -9,10 +9,11 @@ export function encodeSse(message: SseMessage): Uint8Array {
 }
 
 /** Serialises several SSE messages into one chunk, byte for byte what `encodeSse` gives one by one. */
-export function encodeSseBatch(messages: SseMessage[]): Uint8Array[] {
+export function encodeSseBatch(messages: SseMessage[]): Uint8Array | undefined {
+  if (messages.length === 0) return undefined;
   let text = '';
   for (const message of messages) text += message.event ? `event: ${message.event}\ndata: ${message.data}\n\n` : `data: ${message.data}\n\n`;
-  return [encoder.encode(text)];
+  return encoder.encode(text);
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { ReplyHeaders } from './reply.ts';
+
 /** Header carrying what a translation changed or dropped, so a client can see it without logs. */
 export const WARNINGS_HEADER = 'x-switchyard-warnings';
 
@@ -5,9 +7,9 @@ export const WARNINGS_HEADER = 'x-switchyard-warnings';
 const MAX_LENGTH = 4000;
 
 /** Sets the warnings header (single-line Latin-1, as header values must be) when there are any. */
-export function writeWarnings(warnings: readonly string[], headers: Headers = new Headers()): Headers {
+export function writeWarnings(warnings: readonly string[], headers: ReplyHeaders = {}): ReplyHeaders {
   if (warnings.length === 0) return headers;
   const text = warnings.join('; ').replace(/[^\x20-\x7e]/g, '?');
-  headers.set(WARNINGS_HEADER, text.length > MAX_LENGTH ? `${text.slice(0, MAX_LENGTH - 10)} (more)` : text);
+  headers[WARNINGS_HEADER] = text.length > MAX_LENGTH ? `${text.slice(0, MAX_LENGTH - 10)} (more)` : text;
   return headers;
 }

@@ -1,12 +1,46 @@
 import type { RouteTarget } from '../catalog.ts';
 import type { GatewayError } from '../errors.ts';
+import type { ChunkReader } from '../http/reply.ts';
 import type { ChatRequest, ChatResult, SourceFamily, StreamEvent, UpstreamKind } from '../ir.ts';
 
 /**
  * How core reaches the network: the `fetch(url, init)` signature, so the global fetch fits and
  * adapters can inject a faster client (the Node adapter passes an undici pool).
  */
-export type UpstreamFetch = (url: string, init: RequestInit) => Promise<Response>;
+export type UpstreamFetch = ((url: string, init: UpstreamInit) => Promise<UpstreamResponse>) & {
+  /**
+   * Set by a client that enforces `init.headersTimeoutMs` itself, rejecting with an error named
+   * `TimeoutError` (the Node adapter's undici client). Core then arms no timer and no
+   * AbortController of its own per call; for any other fetch it does.
+   */
+  readonly enforcesHeadersTimeout?: boolean;
+};
+
+export interface UpstreamInit extends RequestInit {
+  /** How long to wait for the response headers (see `enforcesHeadersTimeout`). */
+  headersTimeoutMs?: number;
+}
+
+export interface HeadersLike {
+  get(name: string): string | null;
+  forEach(callback: (value: string, name: string) => void): void;
+}
+
+/**
+ * The part of a web `Response` core reads from an upstream answer, so an adapter's client can
+ * answer with something lighter. `reader()`, when offered, gives the body without a web stream;
+ * core never touches `body` then.
+ */
+export interface UpstreamResponse {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly headers: HeadersLike;
+  readonly body: ReadableStream<Uint8Array> | null;
+  reader?(): ChunkReader;
+  json(): Promise<unknown>;
+  text(): Promise<string>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
 
 /** A POST an upstream writer wants sent; the pipeline adds the abort signal and time-out. */
 export interface UpstreamRequest {
@@ -32,14 +66,14 @@ export interface Upstream {
   /** Response bytes → StreamEvents; a new instance per call. */
   readStream(req: ChatRequest): TransformStream<Uint8Array, StreamEvent>;
   /** A non-2xx response → GatewayError keeping the upstream status and message. */
-  readError(res: Response): Promise<GatewayError>;
+  readError(res: UpstreamResponse): Promise<GatewayError>;
   /**
    * Same-family fast path (Claude-style client → Anthropic or Claude on Bedrock, Gemini-style →
    * Gemini): the client's body with only the model rewritten, the response relayed as it comes.
    */
   passthrough?: Passthrough;
   /** The upstream's own input-token counter, where it has one. */
-  countTokens?(req: ChatRequest, target: RouteTarget, send: (request: UpstreamRequest) => Promise<Response>): Promise<number>;
+  countTokens?(req: ChatRequest, target: RouteTarget, send: (request: UpstreamRequest) => Promise<UpstreamResponse>): Promise<number>;
 }
 
 export type UpstreamFactory = (name: string, target: RouteTarget['config']) => Upstream;
@@ -54,15 +88,20 @@ export interface Passthrough {
    * The body to relay for a 2xx response; absent means the upstream body untouched. Bedrock uses
    * it to reframe its binary event-stream as the family's SSE.
    */
-  readBody?(res: Response, call: PassthroughCall): ReadableStream<Uint8Array>;
+  readBody?(res: UpstreamResponse, call: PassthroughCall): ReadableStream<Uint8Array>;
 }
 
 export interface PassthroughCall {
   target: RouteTarget;
   /** The client's parsed body; only `model` may be rewritten. */
   body: Record<string, unknown>;
+  /**
+   * The same body as the client sent it, when the caller has the text: writers then send it as it
+   * is or splice the model in (see json-splice.ts) instead of serialising `body` again.
+   */
+  text?: string;
   /** The client's headers (version and beta headers are forwarded from here). */
-  headers: Headers;
+  headers: Pick<HeadersLike, 'get'>;
   action: 'messages' | 'count_tokens' | 'generateContent' | 'streamGenerateContent' | 'countTokens';
   stream: boolean;
   /** Reports what the fast path had to change after all (e.g. foreign thinking blocks removed). */

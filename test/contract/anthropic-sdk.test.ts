@@ -204,11 +204,25 @@ describe.each(SDKS)('%s', (_name, Client, version) => {
       expect(missing.message).toContain('acme.nope');
     });
 
-    it('a schema error is a 400 naming the field', async () => {
-      const err = (await client().messages.create({ model: CLAUDE, max_tokens: 10, messages: [{ role: 'robot' as never, content: 'x' }] }).catch((e: unknown) => e)) as Error & { status: number };
+    it('a schema error on a translated route is a 400 naming the field, before any upstream call', async () => {
+      const err = (await client().messages.create({ model: OSS, max_tokens: 10, messages: [{ role: 'robot' as never, content: 'x' }] }).catch((e: unknown) => e)) as Error & { status: number };
       expect(err.status).toBe(400);
       expect(err.message).toContain('messages.0.role');
+      expect(oss.requests).toHaveLength(0);
+    });
+
+    it('on the fast path only model, stream and max_tokens are checked here; the rest is the upstream\'s to refuse', async () => {
+      const bad = { model: 'robot' as never, max_tokens: 10, messages: [{ role: 'robot' as never, content: 'x' }] };
+      const missing = (await client().messages.create({ ...bad, model: undefined as never }).catch((e: unknown) => e)) as Error & { status: number };
+      expect([missing.status, missing.message]).toEqual([400, expect.stringContaining('model: is required')]);
+      const cap = (await client().messages.create({ ...bad, model: CLAUDE, max_tokens: -1 }).catch((e: unknown) => e)) as Error & { status: number };
+      expect([cap.status, cap.message]).toEqual([400, expect.stringContaining('max_tokens: must be 0 or more')]);
       expect(anthropic.requests).toHaveLength(0);
+      anthropic.reply(() => ({ status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: "messages.0.role: Input should be 'user' or 'assistant'" } } }));
+      const err = (await client().messages.create({ ...bad, model: CLAUDE }).catch((e: unknown) => e)) as Error & { status: number };
+      expect(err.status).toBe(400);
+      expect(err.message).toContain('messages.0.role');
+      expect(anthropic.requests).toHaveLength(1);
     });
 
     it('a body over the limit is a 413', async () => {

@@ -4,13 +4,14 @@ import { runCountTokens, TOKEN_COUNT_HEADER } from '../../chat/run-count-tokens.
 import type { RequestContext } from '../../context.ts';
 import { GatewayError, toGatewayError } from '../../errors.ts';
 import { readJsonBody } from '../../http/read-body.ts';
-import { jsonResponse, sseResponse } from '../../http/respond.ts';
+import type { Reply } from '../../http/reply.ts';
+import { jsonReply, sseReply } from '../../http/respond.ts';
 import { encodeSseBatch } from '../../http/sse-write.ts';
 import { writeWarnings } from '../../http/warnings.ts';
 import { parseWith } from '../../validate.ts';
 import { visibleModels } from '../../visible-models.ts';
 import { readAnthropicRequest } from './read-request.ts';
-import { CountTokensRequest, MessagesRequest } from './schema.ts';
+import { CountTokensHead, CountTokensRequest, MessagesHead, MessagesRequest } from './schema.ts';
 import { writeAnthropicModel, writeAnthropicModelList } from './write-model-list.ts';
 import { writeAnthropicResponse } from './write-response.ts';
 import { createAnthropicStreamWriter, writeAnthropicErrorFrame } from './write-stream.ts';
@@ -27,57 +28,57 @@ const VERSIONS = new Set(['2023-06-01', '2026-10-21']);
 export function registerAnthropicRoutes(router: Router, base: string, guard: (req: IRequestStrict, ctx: RequestContext) => Promise<undefined>): void {
   router.post(`${base}/v1/messages`, guard, async (request, ctx) => {
     const headers = readHeaders(request);
-    const { bytes, json } = await readJsonBody(request, ctx.services.config.limits.maxBodyBytes);
-    const body = parseWith(MessagesRequest, json);
-    const model = ctx.services.catalog.resolve(body.model);
-    const stream = body.stream === true;
+    const { bytes, text, json } = await readJsonBody(request, ctx.services.config.limits.maxBodyBytes);
+    const head = parseWith(MessagesHead, json);
+    const model = ctx.services.catalog.resolve(head.model);
+    const stream = head.stream === true;
     const warnings: string[] = [];
     const warn = (message: string) => warnings.push(message);
     const outcome = await runChat({
       ctx,
       model,
       family: 'anthropic',
-      request: () => readAnthropicRequest(body, { stream, betas: headers.betas, warn }),
+      request: () => readAnthropicRequest(parseWith(MessagesRequest, json), { stream, betas: headers.betas, warn }),
       warnings,
-      admission: { bodyBytes: bytes.byteLength, maxOutputTokens: body.max_tokens },
-      passthrough: { body: json, headers: request.headers, action: 'messages', stream },
+      admission: { bodyBytes: bytes.byteLength, maxOutputTokens: head.max_tokens },
+      passthrough: { body: json, text, headers: request.headers, action: 'messages', stream },
     });
-    if (outcome.kind === 'response') return withWarnings(outcome.response, warnings);
+    if (outcome.kind === 'reply') return withWarnings(outcome.reply, warnings);
     if (outcome.kind === 'result') {
-      const message = writeAnthropicResponse(outcome.result, { model: body.model, warn });
-      return jsonResponse(ctx, message, 200, writeWarnings(warnings));
+      const message = writeAnthropicResponse(outcome.result, { model: head.model, warn });
+      return jsonReply(ctx, message, 200, writeWarnings(warnings));
     }
-    const events = outcome.events.pipe(createAnthropicStreamWriter({ model: body.model, id: `msg_${ctx.id}` }));
-    const frames = events.toReadable((err) => {
+    const events = outcome.events.pipe(createAnthropicStreamWriter({ model: head.model, id: `msg_${ctx.id}` }));
+    const frames = events.toReader((err) => {
       const error = toGatewayError(err);
       if (error.kind === 'internal') ctx.services.logError(ctx.id, err);
       return [writeAnthropicErrorFrame(error)];
     }, encodeSseBatch);
-    return sseResponse(ctx, frames, writeWarnings(warnings));
+    return sseReply(ctx, frames, writeWarnings(warnings));
   });
 
   router.post(`${base}/v1/messages/count_tokens`, guard, async (request, ctx) => {
     const headers = readHeaders(request);
-    const { json } = await readJsonBody(request, ctx.services.config.limits.maxBodyBytes);
-    const body = parseWith(CountTokensRequest, json);
-    const model = ctx.services.catalog.resolve(body.model);
+    const { text, json } = await readJsonBody(request, ctx.services.config.limits.maxBodyBytes);
+    const head = parseWith(CountTokensHead, json);
+    const model = ctx.services.catalog.resolve(head.model);
     const warnings: string[] = [];
     const outcome = await runCountTokens({
       ctx,
       model,
       family: 'anthropic',
-      request: () => readAnthropicRequest(body, { stream: false, betas: headers.betas, warn: (m) => warnings.push(m) }),
-      passthrough: { body: json, headers: request.headers, action: 'count_tokens', stream: false },
+      request: () => readAnthropicRequest(parseWith(CountTokensRequest, json), { stream: false, betas: headers.betas, warn: (m) => warnings.push(m) }),
+      passthrough: { body: json, text, headers: request.headers, action: 'count_tokens', stream: false },
     });
-    if (outcome.kind === 'response') return withWarnings(outcome.response, warnings);
+    if (outcome.kind === 'reply') return withWarnings(outcome.reply, warnings);
     const out = writeWarnings(warnings);
-    out.set(TOKEN_COUNT_HEADER, outcome.source);
-    return jsonResponse(ctx, { input_tokens: outcome.inputTokens }, 200, out);
+    out[TOKEN_COUNT_HEADER] = outcome.source;
+    return jsonReply(ctx, { input_tokens: outcome.inputTokens }, 200, out);
   });
 
   router.get(`${base}/v1/models`, guard, (request, ctx) => {
     readHeaders(request);
-    return jsonResponse(ctx, writeAnthropicModelList(visibleModels(ctx), readPageQuery(ctx.url)));
+    return jsonReply(ctx, writeAnthropicModelList(visibleModels(ctx), readPageQuery(ctx.url)));
   });
 
   router.get(`${base}/v1/models/:id+`, guard, (request, ctx) => {
@@ -88,7 +89,7 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: (re
     const model = found && visibleModels(ctx).includes(found) ? found : undefined;
     if (!model) throw new GatewayError('not_found', `The model "${id}" does not exist`, { param: 'model' });
     ctx.model = model.id;
-    return jsonResponse(ctx, writeAnthropicModel(model));
+    return jsonReply(ctx, writeAnthropicModel(model));
   });
 }
 
@@ -118,7 +119,7 @@ function readPageQuery(url: URL): { limit?: number; afterId?: string; beforeId?:
   return query;
 }
 
-function withWarnings(response: Response, warnings: readonly string[]): Response {
-  writeWarnings(warnings, response.headers);
-  return response;
+function withWarnings(reply: Reply, warnings: readonly string[]): Reply {
+  writeWarnings(warnings, reply.headers);
+  return reply;
 }

@@ -219,6 +219,19 @@ export const MessagesRequest = obj({
   metadata: v.optional(obj({ user_id: v.nullish(Str) })),
 });
 
+/**
+ * What a passthrough call reads of a Messages body: the model to route on, `stream`, and the
+ * output cap admission reserves. The rest goes to an upstream of the same family, which checks
+ * it itself; the whole schema runs only when a route translates.
+ */
+export const MessagesHead = obj({
+  model: Str,
+  stream: v.optional(Bool),
+  max_tokens: v.optional(NonNegInt),
+});
+
+export const CountTokensHead = obj({ model: Str });
+
 export type AnthropicCacheControl = v.InferOutput<typeof AnthropicCacheControl>;
 export type AnthropicTextBlock = v.InferOutput<typeof AnthropicTextBlock>;
 export type AnthropicImageBlock = v.InferOutput<typeof AnthropicImageBlock>;

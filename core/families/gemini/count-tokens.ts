@@ -2,18 +2,20 @@
 import type { CatalogModel } from '../../catalog.ts';
 import { runCountTokens, TOKEN_COUNT_HEADER } from '../../chat/run-count-tokens.ts';
 import type { RequestContext } from '../../context.ts';
-import { jsonResponse } from '../../http/respond.ts';
+import type { Reply } from '../../http/reply.ts';
+import { jsonReply } from '../../http/respond.ts';
 import { parseWith } from '../../validate.ts';
 import { readGeminiRequest } from './read-request.ts';
 import { GeminiCountTokensRequest } from './schema.ts';
 import { writeWarnings } from '../../http/warnings.ts';
+import type { PassthroughCall } from '../../upstreams/types.ts';
 
 /**
  * `:countTokens` → `{totalTokens}`. The body is `{contents}` (all the SDK sends) or a whole
  * `{generateContentRequest}`; a Gemini route gets it as it is, other routes count the IR.
  * `x-switchyard-token-count` says whether the number is the provider's or an estimate.
  */
-export async function countGeminiTokens(ctx: RequestContext, model: CatalogModel, json: Record<string, unknown>, headers: Headers): Promise<Response> {
+export async function countGeminiTokens(ctx: RequestContext, model: CatalogModel, json: Record<string, unknown>, headers: PassthroughCall['headers']): Promise<Reply> {
   const body = parseWith(GeminiCountTokensRequest, json);
   const warnings: string[] = [];
   const outcome = await runCountTokens({
@@ -28,7 +30,7 @@ export async function countGeminiTokens(ctx: RequestContext, model: CatalogModel
       }),
     passthrough: { body: json, headers, action: 'countTokens', stream: false },
   });
-  if (outcome.kind === 'response') return outcome.response;
-  const out = writeWarnings(warnings, new Headers({ [TOKEN_COUNT_HEADER]: outcome.source }));
-  return jsonResponse(ctx, { totalTokens: outcome.inputTokens }, 200, out);
+  if (outcome.kind === 'reply') return outcome.reply;
+  const out = writeWarnings(warnings, { [TOKEN_COUNT_HEADER]: outcome.source });
+  return jsonReply(ctx, { totalTokens: outcome.inputTokens }, 200, out);
 }

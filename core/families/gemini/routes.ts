@@ -3,14 +3,15 @@ import type { RequestContext } from '../../context.ts';
 import { runChat } from '../../chat/run-chat.ts';
 import { GatewayError, toGatewayError } from '../../errors.ts';
 import { readJsonBody } from '../../http/read-body.ts';
-import { jsonResponse, sseResponse, withRequestId } from '../../http/respond.ts';
+import { Reply } from '../../http/reply.ts';
+import { jsonReply, sseReply, withRequestId } from '../../http/respond.ts';
 import { encodeSseBatch } from '../../http/sse-write.ts';
 import { parseWith } from '../../validate.ts';
 import { visibleModels } from '../../visible-models.ts';
 import { countGeminiTokens } from './count-tokens.ts';
 import { readGeminiRequest } from './read-request.ts';
-import { GeminiGenerateContentRequest } from './schema.ts';
-import { writeJsonArray } from './write-json-array.ts';
+import { GeminiGenerateContentHead, GeminiGenerateContentRequest } from './schema.ts';
+import { createJsonArrayEncoder } from './write-json-array.ts';
 import { writeGeminiModel, writeGeminiModelList } from './write-model-list.ts';
 import { writeGeminiResponse } from './write-response.ts';
 import { createGeminiStreamWriter, writeGeminiErrorFrame } from './write-stream.ts';
@@ -36,7 +37,7 @@ export function registerGeminiRoutes(router: Router, base: string, guard: Guard)
   }
 }
 
-async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Response> {
+async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Reply> {
   const target = readTarget(req);
   const cut = target.lastIndexOf(':');
   const name = target.slice(0, Math.max(cut, 0));
@@ -45,10 +46,10 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Respo
     throw new GatewayError('not_found', `Method "${cut < 0 ? target : action}" is not found: use :generateContent, :streamGenerateContent or :countTokens`);
   }
   const model = ctx.services.catalog.resolve(name);
-  const { bytes, json } = await readJsonBody(req, ctx.services.config.limits.maxBodyBytes);
+  const { bytes, text, json } = await readJsonBody(req, ctx.services.config.limits.maxBodyBytes);
   if (action === 'countTokens') return countGeminiTokens(ctx, model, json, req.headers);
 
-  const body = parseWith(GeminiGenerateContentRequest, json);
+  const head = parseWith(GeminiGenerateContentHead, json);
   const stream = action === 'streamGenerateContent';
   const sse = stream && ctx.url.searchParams.get('alt') === 'sse';
   const warnings: string[] = [];
@@ -57,14 +58,14 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Respo
     model,
     family: 'gemini',
     warnings,
-    admission: { bodyBytes: bytes.byteLength, maxOutputTokens: body.generationConfig?.maxOutputTokens },
-    request: () => readGeminiRequest(body, { model: model.id, stream, warn: (m) => warnings.push(m) }),
+    admission: { bodyBytes: bytes.byteLength, maxOutputTokens: head.generationConfig?.maxOutputTokens },
+    request: () => readGeminiRequest(parseWith(GeminiGenerateContentRequest, json), { model: model.id, stream, warn: (m) => warnings.push(m) }),
     // `stream` tells the Gemini upstream to ask for SSE; without it a streamed call keeps the JSON-array form.
-    passthrough: { body: json, headers: req.headers, action: action as Action, stream: sse },
+    passthrough: { body: json, text, headers: req.headers, action: action as Action, stream: sse },
   });
-  if (outcome.kind === 'response') return outcome.response;
+  if (outcome.kind === 'reply') return outcome.reply;
   const headers = writeWarnings(warnings);
-  if (outcome.kind === 'result') return jsonResponse(ctx, writeGeminiResponse(outcome.result, { model: name }), 200, headers);
+  if (outcome.kind === 'result') return jsonReply(ctx, writeGeminiResponse(outcome.result, { model: name }), 200, headers);
 
   const events = outcome.events.pipe(createGeminiStreamWriter({ model: name }));
   const toFrames = (err: unknown) => {
@@ -72,35 +73,34 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Respo
     if (error.kind === 'internal') ctx.services.logError(ctx.id, err);
     return [writeGeminiErrorFrame(error)];
   };
-  if (sse) return sseResponse(ctx, events.toReadable(toFrames, encodeSseBatch), headers);
-  const frames = events.toReadable(toFrames, (items) => items);
+  if (sse) return sseReply(ctx, events.toReader(toFrames, encodeSseBatch), headers);
   const h = withRequestId(ctx, headers);
-  h.set('content-type', 'application/json; charset=UTF-8');
-  h.set('x-accel-buffering', 'no');
-  return new Response(frames.pipeThrough(writeJsonArray()), { status: 200, headers: h });
+  h['content-type'] = 'application/json; charset=UTF-8';
+  h['x-accel-buffering'] = 'no';
+  return new Reply(200, h, events.toReader(toFrames, createJsonArrayEncoder()));
 }
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 1000;
 
 /** Pages like Gemini: `pageSize` (default 50, at most 1000, as Gemini documents) and an opaque `pageToken`. */
-function listModels(_req: IRequestStrict, ctx: RequestContext): Response {
+function listModels(_req: IRequestStrict, ctx: RequestContext): Reply {
   const models = visibleModels(ctx);
   const query = ctx.url.searchParams;
   const size = readCount(query.get('pageSize'), 'pageSize') || DEFAULT_PAGE;
   const start = readCount(query.get('pageToken'), 'pageToken');
   const end = start + Math.min(size, MAX_PAGE);
   const next = end < models.length ? String(end) : undefined;
-  return jsonResponse(ctx, writeGeminiModelList(models.slice(start, end), naming(ctx), next));
+  return jsonReply(ctx, writeGeminiModelList(models.slice(start, end), naming(ctx), next));
 }
 
-function getModel(req: IRequestStrict, ctx: RequestContext): Response {
+function getModel(req: IRequestStrict, ctx: RequestContext): Reply {
   const name = readTarget(req);
   const found = ctx.services.catalog.find(name);
   const model = found && visibleModels(ctx).includes(found) ? found : undefined;
   if (!model) throw new GatewayError('not_found', `models/${name} is not found for API version v1beta. Call ListModels to see the available models.`, { param: 'model' });
   ctx.model = model.id;
-  return jsonResponse(ctx, writeGeminiModel(model, naming(ctx)));
+  return jsonReply(ctx, writeGeminiModel(model, naming(ctx)));
 }
 
 function naming(ctx: RequestContext) {

@@ -116,6 +116,15 @@ export const GeminiGenerateContentRequest = v.looseObject({
   contents: v.pipe(v.array(GeminiContent), v.minLength(1, 'must not be empty')),
 });
 
+/**
+ * What a passthrough call reads of a generateContent body: the output cap admission reserves.
+ * The rest goes to a Gemini upstream, which checks it itself; the whole schema runs only when a
+ * route translates.
+ */
+export const GeminiGenerateContentHead = v.looseObject({
+  generationConfig: v.optional(v.looseObject({ maxOutputTokens: GenerationConfig.entries.maxOutputTokens })),
+});
+
 /** `{contents}` (what the SDK sends) or a whole `{generateContentRequest}`. */
 export const GeminiCountTokensRequest = v.pipe(
   v.looseObject({

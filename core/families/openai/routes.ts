@@ -1,7 +1,7 @@
 import type { RouterType, IRequestStrict } from 'itty-router';
 import type { RequestContext } from '../../context.ts';
 import { GatewayError } from '../../errors.ts';
-import { jsonResponse } from '../../http/respond.ts';
+import { jsonReply } from '../../http/respond.ts';
 import { visibleModels } from '../../visible-models.ts';
 import { writeOpenAIModel, writeOpenAIModelList } from './write-model-list.ts';
 
@@ -11,7 +11,7 @@ type Router = RouterType<IRequestStrict, [RequestContext]>;
 export function registerOpenAIRoutes(router: Router, base: string, guard: (req: IRequestStrict, ctx: RequestContext) => Promise<undefined>): void {
   router.get(`${base}/models`, guard, (_req, ctx) => {
     const { owner } = ctx.services.config;
-    return jsonResponse(ctx, writeOpenAIModelList(visibleModels(ctx), owner));
+    return jsonReply(ctx, writeOpenAIModelList(visibleModels(ctx), owner));
   });
   router.get(`${base}/models/:id+`, guard, (req, ctx) => {
     const id = decodeURIComponent(req.params.id!);
@@ -20,6 +20,6 @@ export function registerOpenAIRoutes(router: Router, base: string, guard: (req: 
     const model = found && visibleModels(ctx).includes(found) ? found : undefined;
     if (!model) throw new GatewayError('not_found', `The model "${id}" does not exist`, { param: 'model' });
     ctx.model = model.id;
-    return jsonResponse(ctx, writeOpenAIModel(model, ctx.services.config.owner));
+    return jsonReply(ctx, writeOpenAIModel(model, ctx.services.config.owner));
   });
 }

@@ -1,12 +1,13 @@
 /** @see https://docs.anthropic.com/en/api/errors */
 import { GatewayError } from '../../errors.ts';
 import { mapAnthropicErrorType } from './map-error-type.ts';
+import type { UpstreamResponse } from '../types.ts';
 
 /**
  * A non-2xx Anthropic response → GatewayError with the upstream status kept. Bodies that are not
  * Anthropic's (HTML from a proxy, empty) are classified by status alone and never echoed.
  */
-export async function readAnthropicError(res: Response, provider: string): Promise<GatewayError> {
+export async function readAnthropicError(res: UpstreamResponse, provider: string): Promise<GatewayError> {
   const text = await res.text().catch(() => '');
   const error = parseError(text);
   const { kind, status } = mapAnthropicErrorType(error?.type, res.status);

@@ -1,6 +1,7 @@
 /** @see https://docs.anthropic.com/en/api/messages */
 import { GatewayError } from '../../errors.ts';
 import type { UpstreamKind } from '../../ir.ts';
+import { spliceTopLevel } from '../../http/json-splice.ts';
 import { readSignature } from '../../signature.ts';
 import type { PassthroughCall, UpstreamRequest, Warn } from '../types.ts';
 import { anthropicUrl, writeAnthropicHeaders } from './write-headers.ts';
@@ -22,8 +23,18 @@ export function writeAnthropicPassthrough(call: PassthroughCall, config: Anthrop
   return {
     url: anthropicUrl(config, path),
     headers: writeAnthropicHeaders(config, version, beta),
-    body: JSON.stringify({ ...withoutForeignThinking(call.body, 'anthropic', call.warn), model: call.target.upstreamModel }),
+    body: writeBody(call),
   };
+}
+
+function writeBody({ body, text, target, warn }: PassthroughCall): string {
+  // Only a replayed envelope (`"sy1.…"`) can need the thinking rewrite; otherwise the client's
+  // text goes up as it is, with the model spliced in.
+  if (text !== undefined && !text.includes('"sy1.')) {
+    const spliced = spliceTopLevel(text, 'model', JSON.stringify(target.upstreamModel));
+    if (spliced !== undefined) return spliced;
+  }
+  return JSON.stringify({ ...withoutForeignThinking(body, 'anthropic', warn), model: target.upstreamModel });
 }
 
 type Block = { type?: unknown; signature?: unknown };

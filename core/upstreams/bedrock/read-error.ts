@@ -1,5 +1,6 @@
 /** @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_Errors */
 import { type ErrorKind, GatewayError } from '../../errors.ts';
+import type { UpstreamResponse } from '../types.ts';
 
 interface ErrorClass {
   kind: ErrorKind;
@@ -43,7 +44,7 @@ const KIND_BY_STATUS: Record<number, ErrorKind> = {
 };
 
 /** A non-2xx Bedrock response → GatewayError. The exception type decides; the status only when it is unknown. */
-export async function readBedrockError(res: Response): Promise<GatewayError> {
+export async function readBedrockError(res: UpstreamResponse): Promise<GatewayError> {
   const text = await res.text().catch(() => '');
   const body = parseBody(text);
   const type = typeFromHeader(res.headers.get('x-amzn-errortype')) ?? typeFromBody(body);

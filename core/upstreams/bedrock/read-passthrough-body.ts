@@ -1,7 +1,7 @@
 /** @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InvokeModelWithResponseStream.html */
 import { GatewayError } from '../../errors.ts';
 import { writeAnthropicError } from '../../families/anthropic/write-error.ts';
-import type { PassthroughCall } from '../types.ts';
+import type { PassthroughCall, UpstreamResponse } from '../types.ts';
 import { type EventStreamFrame, readEventStream } from './event-stream.ts';
 import { readBedrockFrame, readChunkText } from './read-frame.ts';
 
@@ -13,7 +13,7 @@ const METRICS = 'amazon-bedrock-invocationMetrics';
  * Anthropic SSE (`event: <type>` + the chunk's JSON, byte for byte), a non-streaming message
  * relayed as it is, a count-tokens answer in Anthropic's shape.
  */
-export function readBedrockPassthroughBody(res: Response, call: PassthroughCall): ReadableStream<Uint8Array> {
+export function readBedrockPassthroughBody(res: UpstreamResponse, call: PassthroughCall): ReadableStream<Uint8Array> {
   if (call.action === 'count_tokens') return readCountTokens(res);
   if (!call.stream) return res.body ?? new ReadableStream({ start: (c) => c.close() });
   if (!res.body) return errorOnly(new GatewayError('upstream', 'Bedrock sent an empty stream'));
@@ -77,7 +77,7 @@ function errorOnly(error: GatewayError): ReadableStream<Uint8Array> {
 }
 
 /** CountTokens `{"inputTokens": n}` → Anthropic's `{"input_tokens": n}`. */
-function readCountTokens(res: Response): ReadableStream<Uint8Array> {
+function readCountTokens(res: UpstreamResponse): ReadableStream<Uint8Array> {
   return new ReadableStream({
     async start(controller) {
       const body = (await res.json().catch(() => undefined)) as { inputTokens?: unknown } | undefined;

@@ -2,6 +2,7 @@
 import { GatewayError } from '../../errors.ts';
 import { mapGeminiErrorStatus } from './map-error-status.ts';
 import type { GeminiErrorDetail } from './wire-types.ts';
+import type { UpstreamResponse } from '../types.ts';
 
 export interface GeminiErrorContext {
   provider: string;
@@ -14,7 +15,7 @@ export interface GeminiErrorContext {
  * `{error:{code,message,status,details}}` (inside an array on the JSON-array stream); anything
  * else (an HTML page from a proxy, an empty body) is classified by HTTP status and never echoed.
  */
-export async function readGeminiError(res: Response, ctx: GeminiErrorContext): Promise<GatewayError> {
+export async function readGeminiError(res: UpstreamResponse, ctx: GeminiErrorContext): Promise<GatewayError> {
   const text = await res.text().catch(() => '');
   const detail = parseErrorBody(text);
   const header = res.headers.get('retry-after');

@@ -1,7 +1,7 @@
 /** @see https://ai.google.dev/api/tokens#method:-models.counttokens */
 import { GatewayError } from '../../errors.ts';
 import type { ChatRequest } from '../../ir.ts';
-import type { UpstreamRequest } from '../types.ts';
+import type { UpstreamRequest, UpstreamResponse } from '../types.ts';
 import { geminiHeaders, geminiModelPath, geminiUrl, type GeminiProviderConfig } from './endpoint.ts';
 import { readGeminiError } from './read-error.ts';
 import { writeGeminiBody } from './write-request.ts';
@@ -26,7 +26,7 @@ export async function countGeminiTokens(
   req: ChatRequest,
   config: GeminiProviderConfig,
   provider: string,
-  send: (request: UpstreamRequest) => Promise<Response>,
+  send: (request: UpstreamRequest) => Promise<UpstreamResponse>,
 ): Promise<number> {
   const res = await send(writeGeminiCountTokens(req, config));
   if (!res.ok) throw await readGeminiError(res, { provider, apiKey: config.apiKey });

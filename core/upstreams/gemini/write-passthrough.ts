@@ -14,15 +14,15 @@ export function writeGeminiPassthrough(call: PassthroughCall, config: GeminiProv
     throw new GatewayError('internal', `The Gemini upstream cannot pass through a "${action}" call`);
   }
   const model = call.target.upstreamModel;
-  let body = call.body;
+  let body = call.text ?? JSON.stringify(call.body);
   // countTokens may name the model again inside; it must be the upstream's, not the client's alias.
-  const inner = body.generateContentRequest;
+  const inner = call.body.generateContentRequest;
   if (action === 'countTokens' && typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
-    body = { ...body, generateContentRequest: { ...inner, model: geminiModelPath(model) } };
+    body = JSON.stringify({ ...call.body, generateContentRequest: { ...inner, model: geminiModelPath(model) } });
   }
   return {
     url: geminiUrl(config, model, action, action === 'streamGenerateContent' && call.stream),
     headers: geminiHeaders(config),
-    body: JSON.stringify(body),
+    body,
   };
 }

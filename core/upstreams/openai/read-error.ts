@@ -1,11 +1,12 @@
 /** @see https://platform.openai.com/docs/guides/error-codes */
 import { type ErrorKind, GatewayError } from '../../errors.ts';
 import type { OpenAIErrorObject } from './types.ts';
+import type { UpstreamResponse } from '../types.ts';
 
 const MAX_MESSAGE = 500;
 
 /** A non-2xx response → GatewayError with the upstream status kept. Never throws. */
-export async function readOpenAIError(res: Response, name: string): Promise<GatewayError> {
+export async function readOpenAIError(res: UpstreamResponse, name: string): Promise<GatewayError> {
   let text = '';
   try {
     text = await res.text();
@@ -91,9 +92,10 @@ function kindForCode(code: string): ErrorKind {
 }
 
 /** `retry-after-ms` first (OpenAI's finer header), then `retry-after` as seconds or an HTTP date. */
-function readRetryAfter(headers: Headers): number | undefined {
-  const ms = Number(headers.get('retry-after-ms'));
-  if (headers.has('retry-after-ms') && Number.isFinite(ms) && ms >= 0) return Math.ceil(ms / 1000);
+function readRetryAfter(headers: UpstreamResponse['headers']): number | undefined {
+  const msText = headers.get('retry-after-ms');
+  const ms = Number(msText);
+  if (msText !== null && Number.isFinite(ms) && ms >= 0) return Math.ceil(ms / 1000);
   const value = headers.get('retry-after');
   if (!value) return undefined;
   const seconds = Number(value);

@@ -1,4 +1,5 @@
 import { Router, type IRequestStrict } from 'itty-router';
+import { type Reply, replyToResponse } from '../../../core/http/reply.ts';
 import { describe, expect, it } from 'vitest';
 import { createKeyStore } from '../../../core/accounting/key-store.ts';
 import { createMemoryKeyBackend } from '../../../core/accounting/memory-key-backend.ts';
@@ -35,8 +36,9 @@ function setup(admin: AdminDeps['admin'] | null = { token: TOKEN }) {
     const request = new Request(`http://gw.test${path}`, init);
     const ctx = { services: { config, catalog: createCatalog(config, 0) }, id: 'req_1', url: new URL(request.url), family: 'openai', signal: request.signal } as unknown as RequestContext;
     try {
-      const response = (await router.fetch(request as never, ctx)) as Response | undefined;
-      if (!response) return { status: 404, body: null };
+      const reply = (await router.fetch(request as never, ctx)) as Reply | undefined;
+      if (!reply) return { status: 404, body: null };
+      const response = replyToResponse(reply);
       return { status: response.status, body: await response.json() };
     } catch (err) {
       const e = toGatewayError(err);

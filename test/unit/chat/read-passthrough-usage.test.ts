@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { tapPassthroughUsage } from '../../../core/chat/read-passthrough-usage.ts';
+import { readPassthroughUsage, tapPassthroughUsage } from '../../../core/chat/read-passthrough-usage.ts';
+import { streamOfReader } from '../../../core/http/reply.ts';
 import type { Usage } from '../../../core/ir.ts';
 import { bytesInPieces, collect, fromArray } from '../../helpers/streams.ts';
 
@@ -12,7 +13,7 @@ describe('tapPassthroughUsage', () => {
   it('relays the bytes unchanged and reads the usage, also across chunk boundaries', async () => {
     const reports: Array<[Usage | undefined, boolean]> = [];
     const pieces = bytesInPieces(ANTHROPIC_SSE, 7);
-    const out = await collect(tapPassthroughUsage(fromArray(pieces), 'anthropic', (u, a) => reports.push([u, a])));
+    const out = await collect<Uint8Array>(streamOfReader(tapPassthroughUsage(fromArray(pieces).getReader(), 'anthropic', (u, a) => reports.push([u, a]))));
     expect(new TextDecoder().decode(Buffer.concat(out))).toBe(ANTHROPIC_SSE);
     expect(reports).toEqual([[{ inputTokens: 50, outputTokens: 42, cacheReadTokens: 7, cacheWriteTokens: 3 }, false]]);
   });
@@ -20,7 +21,7 @@ describe('tapPassthroughUsage', () => {
   it('Gemini counts: prompt includes cached tokens, candidates exclude thoughts', async () => {
     const reports: Array<[Usage | undefined, boolean]> = [];
     const body = 'data: {"usageMetadata":{"promptTokenCount":100,"cachedContentTokenCount":40,"candidatesTokenCount":10,"thoughtsTokenCount":5}}\n\n';
-    await collect(tapPassthroughUsage(fromArray(bytesInPieces(body, 11)), 'gemini', (u, a) => reports.push([u, a])));
+    await collect(streamOfReader(tapPassthroughUsage(fromArray(bytesInPieces(body, 11)).getReader(), 'gemini', (u, a) => reports.push([u, a]))));
     expect(reports).toEqual([[{ inputTokens: 60, outputTokens: 15, cacheReadTokens: 40, reasoningTokens: 5 }, false]]);
   });
 
@@ -35,10 +36,18 @@ describe('tapPassthroughUsage', () => {
         cancelled = true;
       },
     });
-    const reader = tapPassthroughUsage(source, 'anthropic', (u, a) => reports.push([u, a])).getReader();
+    const reader = tapPassthroughUsage(source.getReader(), 'anthropic', (u, a) => reports.push([u, a]));
     await reader.read();
     await reader.cancel();
     expect(cancelled).toBe(true);
     expect(reports).toEqual([[{ inputTokens: 50, outputTokens: 1, cacheReadTokens: 7, cacheWriteTokens: 3 }, true]]);
+  });
+
+  it('reads a whole JSON answer at once (text or bytes)', () => {
+    const message = '{"type":"message","usage":{"input_tokens":12,"output_tokens":34,"cache_read_input_tokens":5}}';
+    const expected = { inputTokens: 12, outputTokens: 34, cacheReadTokens: 5 };
+    expect(readPassthroughUsage(message, 'anthropic')).toEqual(expected);
+    expect(readPassthroughUsage(new TextEncoder().encode(message), 'anthropic')).toEqual(expected);
+    expect(readPassthroughUsage('{"type":"message"}', 'anthropic')).toBeUndefined();
   });
 });

@@ -28,7 +28,7 @@ function splitter(): Stage<string, string> {
 }
 
 const upper: Stage<string, string> = { push: (item, emit) => emit(item.toUpperCase()), end: (emit) => emit('FLUSH') };
-const join = (items: string[]) => [items.join('|')];
+const join = (items: string[]) => (items.length ? items.join('|') : undefined);
 
 /** A source that records whether it was cancelled. */
 function source(chunks: string[]) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../core/errors.ts';
 import { readGeminiContents } from '../../../../core/families/gemini/read-contents.ts';
-import { writeJsonArray } from '../../../../core/families/gemini/write-json-array.ts';
+import { createJsonArrayEncoder } from '../../../../core/families/gemini/write-json-array.ts';
 import { writeGeminiErrorFrame, writeGeminiStream } from '../../../../core/families/gemini/write-stream.ts';
 import type { SseMessage } from '../../../../core/http/sse-read.ts';
 import { encodeSse, writeSse } from '../../../../core/http/sse-write.ts';
@@ -150,7 +150,7 @@ describe('writeGeminiStream', () => {
       },
     });
     const { stream } = await openStaged(failing, writeGeminiStream({ model: 'm' }));
-    const guarded = stream.toReadable((err) => [writeGeminiErrorFrame(err as GatewayError)], (items) => items.map(encodeSse));
+    const guarded = stream.toReadable((err) => [writeGeminiErrorFrame(err as GatewayError)], (items) => (items.length ? new Uint8Array(Buffer.concat(items.map(encodeSse))) : undefined));
     const text = await new Response(guarded).text();
     expect(text).toBe(
       'data: {"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}],"modelVersion":"m","responseId":"r"}\n\n' +
@@ -159,9 +159,11 @@ describe('writeGeminiStream', () => {
   });
 });
 
-describe('writeJsonArray', () => {
-  it('writes the streamed JSON-array form element by element', async () => {
-    const out = await collect(fromArray(await messages(thinkingAndTools)).pipeThrough(writeJsonArray()));
+describe('createJsonArrayEncoder', () => {
+  it('writes the streamed JSON-array form batch by batch, closing it on the last', async () => {
+    const encode = createJsonArrayEncoder();
+    const all = await messages(thinkingAndTools);
+    const out = [...all.map((m) => encode([m], false)), encode([], true)];
     const pieces = out.map((b) => new TextDecoder().decode(b));
     expect(pieces).toHaveLength(8);
     expect(pieces[0]!.startsWith('[{"candidates"')).toBe(true);
@@ -171,7 +173,15 @@ describe('writeJsonArray', () => {
   });
 
   it('writes an empty array for an empty stream', async () => {
-    const out = await collect(fromArray<SseMessage>([]).pipeThrough(writeJsonArray()));
-    expect(out.map((b) => new TextDecoder().decode(b))).toEqual(['[]']);
+    const encode = createJsonArrayEncoder();
+    expect(new TextDecoder().decode(encode([], true))).toBe('[]');
+  });
+
+  it('puts several messages of one batch and the closing bracket in one chunk', async () => {
+    const encode = createJsonArrayEncoder();
+    const [a, b] = await messages(thinkingAndTools);
+    expect(encode([], false)).toBeUndefined();
+    const text = new TextDecoder().decode(encode([a!, b!], true));
+    expect(text).toBe(`[${a!.data}\n,\r\n${b!.data}\n]`);
   });
 });

@@ -17,6 +17,20 @@ const call = (headers: Record<string, string>, over: Partial<PassthroughCall> = 
 });
 
 describe('writeAnthropicPassthrough', () => {
+  it("sends the client's text as it came, with only the model's value spliced in", () => {
+    const text = '{ "max_tokens": 512,\n  "model": "sonnet", "messages": [{"role":"user","content":"Hi \\u00e9 1.50"}], "n": 1.50 }';
+    const wire = writeAnthropicPassthrough(call({}, { text, body: JSON.parse(text) as Record<string, unknown> }), config);
+    expect(wire.body).toBe(text.replace('"sonnet"', '"claude-sonnet-4-6-20260101"'));
+  });
+
+  it('falls back to serialising the parsed body when the text carries a gateway signature envelope', () => {
+    const body = { model: 'sonnet', max_tokens: 5, messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'x', signature: 'sy1.openai.abc' }, { type: 'text', text: 'ok' }] }] };
+    const warnings: string[] = [];
+    const wire = writeAnthropicPassthrough(call({}, { text: JSON.stringify(body), body, warn: (m) => warnings.push(m) }), config);
+    expect(JSON.parse(wire.body as string)).toEqual({ ...body, model: 'claude-sonnet-4-6-20260101', messages: [{ role: 'assistant', content: [{ type: 'text', text: 'ok' }] }] });
+    expect(warnings).toHaveLength(1);
+  });
+
   it("rewrites only the model, forwards version and beta, and never the client's key", () => {
     const wire = writeAnthropicPassthrough(
       call({

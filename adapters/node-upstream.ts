@@ -1,0 +1,153 @@
+import type { Readable } from 'node:stream';
+import { Agent, type Dispatcher } from 'undici';
+import type { ChunkReader, HeadersLike, UpstreamFetch, UpstreamInit, UpstreamResponse } from '../core/index.ts';
+import { readWebStream } from './node-io.ts';
+
+type RawHeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * Upstream client for Node: undici's dispatcher API over a keep-alive pool. Node's global fetch
+ * runs the full WHATWG fetch machinery per call and measured about five times slower here
+ * (performance-notes.md); the answer is a plain object, not a web Response, and its body is
+ * read straight from undici's stream unless core asks for a web stream.
+ */
+export function createNodeFetch(): UpstreamFetch {
+  const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+  const fetch = async (url: string, init: UpstreamInit): Promise<UpstreamResponse> => {
+    const target = new URL(url);
+    let answer: Dispatcher.ResponseData;
+    try {
+      answer = await agent.request({
+        origin: target.origin,
+        path: target.pathname + target.search,
+        method: (init.method ?? 'GET') as Dispatcher.HttpMethod,
+        headers: init.headers as Record<string, string>,
+        body: init.body as string | Uint8Array | null,
+        signal: init.signal ?? undefined,
+        // undici's own header timer replaces the AbortController and timer core would add per call.
+        ...(init.headersTimeoutMs !== undefined && { headersTimeout: init.headersTimeoutMs }),
+      });
+    } catch (err) {
+      if ((err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT') throw Object.assign(new Error('Upstream headers timed out', { cause: err }), { name: 'TimeoutError' });
+      throw err;
+    }
+    const { statusCode, headers, body } = answer;
+    const empty = statusCode === 204 || statusCode === 304 || (statusCode >= 100 && statusCode < 200);
+    if (empty) body.resume();
+    return new NodeUpstreamResponse(statusCode, headers, empty ? null : body);
+  };
+  return Object.assign(fetch, { enforcesHeadersTimeout: true });
+}
+
+type UndiciBody = Dispatcher.ResponseData['body'];
+
+class NodeUpstreamResponse implements UpstreamResponse {
+  readonly ok: boolean;
+  readonly headers: HeadersLike;
+  #body: UndiciBody | null;
+  #stream: ReadableStream<Uint8Array> | undefined;
+  #taken = false;
+
+  constructor(
+    readonly status: number,
+    raw: RawHeaders,
+    body: UndiciBody | null,
+  ) {
+    this.ok = status >= 200 && status < 300;
+    this.headers = new RecordHeaders(raw);
+    this.#body = body;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    if (!this.#body) return null;
+    this.#stream ??= readWebStream(this.#take());
+    return this.#stream;
+  }
+
+  reader(): ChunkReader {
+    return readChunks(this.#take());
+  }
+
+  async json(): Promise<unknown> {
+    return this.#body ? this.#take().json() : Promise.reject(new SyntaxError('Unexpected end of JSON input'));
+  }
+
+  async text(): Promise<string> {
+    return this.#body ? this.#take().text() : '';
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    return this.#body ? this.#take().arrayBuffer() : new ArrayBuffer(0);
+  }
+
+  #take(): UndiciBody {
+    if (this.#taken) throw new TypeError('Body has already been read');
+    this.#taken = true;
+    return this.#body ?? emptyBody();
+  }
+}
+
+function emptyBody(): UndiciBody {
+  throw new TypeError('Response has no body');
+}
+
+/** undici's header object (lower-case names; repeated headers as arrays) as the `get`/`forEach` core reads. */
+class RecordHeaders implements HeadersLike {
+  constructor(private readonly raw: RawHeaders) {}
+
+  get(name: string): string | null {
+    const value = this.raw[name.toLowerCase()];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  forEach(callback: (value: string, name: string) => void): void {
+    for (const name in this.raw) {
+      const value = this.raw[name];
+      if (value !== undefined) callback(Array.isArray(value) ? value.join(', ') : value, name);
+    }
+  }
+}
+
+const DONE = { done: true, value: undefined } as const;
+
+/**
+ * A Node Readable as a chunk reader: a buffered chunk comes back at once, otherwise the read
+ * waits for the next one. Cancel destroys the source (client gone → upstream connection dropped).
+ */
+export function readChunks(source: Readable): ChunkReader {
+  return {
+    read() {
+      const chunk = source.read() as Buffer | null;
+      if (chunk !== null) return Promise.resolve({ done: false, value: chunk });
+      if (source.readableEnded) return Promise.resolve(DONE);
+      if (source.errored) return Promise.reject(source.errored);
+      return new Promise((resolve, reject) => {
+        const settle = () => {
+          source.off('readable', settle);
+          source.off('end', settle);
+          source.off('error', settle);
+          source.off('close', settle);
+          const next = source.read() as Buffer | null;
+          if (next !== null) resolve({ done: false, value: next });
+          else if (source.errored) reject(source.errored);
+          else if (source.readableEnded || source.destroyed) resolve(DONE);
+          // 'readable' can fire with nothing to read (end pending): wait again.
+          else wait();
+        };
+        const wait = () => {
+          source.on('readable', settle);
+          source.on('end', settle);
+          source.on('error', settle);
+          source.on('close', settle);
+        };
+        wait();
+      });
+    },
+    async cancel(reason) {
+      // undici errors a body destroyed before its end ("Request aborted"); nobody reads it now.
+      source.on('error', () => {});
+      source.destroy(reason instanceof Error ? reason : undefined);
+    },
+  };
+}

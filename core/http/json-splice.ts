@@ -1,0 +1,87 @@
+/**
+ * Replaces one top-level member's value in JSON text without parsing or re-serialising the rest,
+ * so a passthrough body keeps its bytes (key order, number forms, escapes) and a 170 KB request
+ * costs a scan instead of a `JSON.stringify`. `text` must be valid JSON (the caller parsed it).
+ * Returns undefined when the key is missing or appears more than once at the top level (JSON.parse
+ * keeps the last of duplicates; the caller then falls back to serialising the parsed object).
+ */
+export function spliceTopLevel(text: string, key: string, json: string): string | undefined {
+  let found: [number, number] | undefined;
+  let i = skipSpace(text, 0);
+  if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
+  i = skipSpace(text, i + 1);
+  while (text.charCodeAt(i) === QUOTE) {
+    const keyEnd = endOfString(text, i);
+    const raw = text.slice(i + 1, keyEnd - 1);
+    const name = raw.includes('\\') ? (JSON.parse(text.slice(i, keyEnd)) as string) : raw;
+    i = skipSpace(text, keyEnd) + 1; // past ':'
+    const start = skipSpace(text, i);
+    const end = endOfValue(text, start);
+    if (name === key) {
+      if (found) return undefined;
+      found = [start, end];
+    }
+    i = skipSpace(text, end);
+    if (text.charCodeAt(i) !== COMMA) break;
+    i = skipSpace(text, i + 1);
+  }
+  return found && text.slice(0, found[0]) + json + text.slice(found[1]);
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+function skipSpace(text: string, i: number): number {
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;
+    i++;
+  }
+}
+
+/** `i` at an opening quote → the index just past its closing quote (native indexOf between escapes). */
+function endOfString(text: string, i: number): number {
+  let from = i + 1;
+  for (;;) {
+    const q = text.indexOf('"', from);
+    let slashes = 0;
+    while (text.charCodeAt(q - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return q + 1;
+    from = q + 1;
+  }
+}
+
+/** `i` at the first character of a value → the index just past it. */
+function endOfValue(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c === QUOTE) return endOfString(text, i);
+  if (c !== OPEN_BRACE && c !== OPEN_BRACKET) {
+    // A number, true, false or null: runs to the next delimiter.
+    let j = i;
+    for (;;) {
+      const d = text.charCodeAt(j);
+      if (d === COMMA || d === CLOSE_BRACE || d === CLOSE_BRACKET || d === 0x20 || d === 0x0a || d === 0x0d || d === 0x09 || Number.isNaN(d)) return j;
+      j++;
+    }
+  }
+  let depth = 0;
+  let j = i;
+  for (;;) {
+    const d = text.charCodeAt(j);
+    if (d === QUOTE) {
+      j = endOfString(text, j);
+      continue;
+    }
+    if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
+    else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
+      depth--;
+      if (depth === 0) return j + 1;
+    }
+    j++;
+  }
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { spliceTopLevel } from '../../../core/http/json-splice.ts';
+
+const m = JSON.stringify('claude-sonnet-4-5');
+
+describe('spliceTopLevel', () => {
+  it('replaces only the top-level member, keeping every other byte', () => {
+    const text = '{ "messages":[{"role":"user","content":[{"type":"text","text":"say \\"model\\": x"}],"model":"inner"}],\n "model" : "alias",\t"n":1e3 }';
+    const out = spliceTopLevel(text, 'model', m)!;
+    expect(out).toBe(text.replace('"alias"', m));
+    expect(JSON.parse(out)).toEqual({ ...JSON.parse(text), model: 'claude-sonnet-4-5' });
+  });
+
+  it('handles every value kind before the key, escapes and nesting', () => {
+    const text = '{"a":[1,[2,{"b":"]}"}]],"s":"q\\\\","t":true,"z":null,"x":-1.5e-3,"o":{"model":"no"},"model":"yes"}';
+    expect(JSON.parse(spliceTopLevel(text, 'model', m)!)).toEqual({ ...JSON.parse(text), model: 'claude-sonnet-4-5' });
+  });
+
+  it('finds a key written with escapes, as JSON.parse would', () => {
+    const text = '{"mod\\u0065l":"alias","k":2}';
+    expect(JSON.parse(spliceTopLevel(text, 'model', m)!)).toEqual({ model: 'claude-sonnet-4-5', k: 2 });
+  });
+
+  it('gives up on a missing or duplicated key, and on a non-object', () => {
+    expect(spliceTopLevel('{"a":{"model":"x"}}', 'model', m)).toBeUndefined();
+    expect(spliceTopLevel('{"model":"a","model":"b"}', 'model', m)).toBeUndefined();
+    expect(spliceTopLevel('["model"]', 'model', m)).toBeUndefined();
+    expect(spliceTopLevel('{}', 'model', m)).toBeUndefined();
+  });
+
+  it('agrees with JSON.parse on a large realistic body', () => {
+    const body = {
+      model: 'alias',
+      system: [{ type: 'text', text: 'x'.repeat(5000), cache_control: { type: 'ephemeral' } }],
+      messages: Array.from({ length: 200 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: [{ type: 'text', text: `turn ${i} "quoted" \\ back\nslash ✓` }] })),
+      tools: [{ name: 't', input_schema: { type: 'object', properties: { model: { type: 'string' } } } }],
+      max_tokens: 1024,
+      stream: true,
+    };
+    const text = JSON.stringify(body);
+    expect(JSON.parse(spliceTopLevel(text, 'model', m)!)).toEqual({ ...body, model: 'claude-sonnet-4-5' });
+  });
+});
