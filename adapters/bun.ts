@@ -1,7 +1,8 @@
 import process from 'node:process';
+import { writeBunResponse } from './bun-response.ts';
 import { exitOnStartupError, readListenOptions, startGateway } from './startup.ts';
 
-/** `bun run adapters/bun.ts`: Bun.serve around the core handler; Bun's own fetch goes upstream. */
+/** `bun run adapters/bun.ts`: Bun.serve around the core handler (its replies written by writeBunResponse); Bun's own fetch goes upstream. */
 const gateway = await startGateway().catch(exitOnStartupError);
 const { port, hostname } = readListenOptions();
 const server = Bun.serve({
@@ -9,7 +10,7 @@ const server = Bun.serve({
   hostname,
   // Bun closes connections idle for 10 s by default, which cuts a stream while a model thinks.
   idleTimeout: 255,
-  fetch: gateway.fetch,
+  fetch: async (request) => writeBunResponse(await gateway.reply(request)),
 });
 console.error(`switchyard: listening on http://${hostname}:${server.port} (bun ${Bun.version})`);
 

@@ -17,8 +17,26 @@ const STAGE = Symbol('stage');
 
 type StagedTransform<I, O> = TransformStream<I, O> & { [STAGE]: Stage<I, O> };
 
-/** A TransformStream running `stage`; the stage stays reachable (see `stageOf`) so callers can fuse it. */
+/**
+ * A TransformStream running `stage`; the stage stays reachable (see `stageOf`) so callers can fuse
+ * it. The TransformStream itself is built only if someone reads `readable` or `writable`: a fused
+ * caller never does, and on Node each web stream costs a transferable object and two queues.
+ */
 export function stageStream<I, O>(stage: Stage<I, O>): TransformStream<I, O> {
+  let stream: TransformStream<I, O> | undefined;
+  const build = () => (stream ??= transformOf(stage));
+  return {
+    [STAGE]: stage,
+    get readable() {
+      return build().readable;
+    },
+    get writable() {
+      return build().writable;
+    },
+  } as StagedTransform<I, O>;
+}
+
+function transformOf<I, O>(stage: Stage<I, O>): TransformStream<I, O> {
   // `cancel` is in the Streams spec and in Node 20, Bun and Deno, but not yet in TypeScript's lib.
   const transformer: Transformer<I, O> & { cancel(reason: unknown): void } = {
     transform(item, controller) {
@@ -37,9 +55,7 @@ export function stageStream<I, O>(stage: Stage<I, O>): TransformStream<I, O> {
       stage.abort?.(reason);
     },
   };
-  const stream = new TransformStream<I, O>(transformer) as StagedTransform<I, O>;
-  stream[STAGE] = stage;
-  return stream;
+  return new TransformStream<I, O>(transformer);
 }
 
 /** The stage behind a `stageStream`, or undefined for any other TransformStream. */

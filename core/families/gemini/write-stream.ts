@@ -40,6 +40,12 @@ export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<
   let pending: string | undefined;
   const blocks = new Map<number, OpenBlock>();
 
+  const modelJson = JSON.stringify(opts.model);
+  let tail = '';
+  /** The common chunk (one unsigned text part) written as text: the same bytes as `chunk`, without building the object. */
+  const textChunk = (text: string): SseMessage => ({
+    data: `{"candidates":[{"content":{"parts":[{"text":${JSON.stringify(text)}}],"role":"model"},"index":0}]${tail}`,
+  });
   const chunk = (parts: GeminiPart[], finish?: { reason: FinishReason; usage: Usage }): SseMessage => {
     const body: GeminiGenerateContentResponse = {
       candidates: [{ content: { parts, role: 'model' }, ...(finish && { finishReason: GEMINI_FINISH_REASON[finish.reason] }), index: 0 }],
@@ -64,6 +70,7 @@ export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<
       switch (event.type) {
         case 'start':
           responseId = event.id;
+          tail = `,"modelVersion":${modelJson},"responseId":${JSON.stringify(responseId)}}`;
           break;
         case 'block-start': {
           const b = event.block;
@@ -79,7 +86,7 @@ export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<
           break;
         }
         case 'text-delta':
-          if (event.text) out(chunk(take({ text: event.text })));
+          if (event.text) out(pending || !tail ? chunk(take({ text: event.text })) : textChunk(event.text));
           break;
         case 'reasoning-delta': {
           const block = blocks.get(event.index);
