@@ -14,16 +14,13 @@ export function writeBunResponse(reply: Reply | Response): Response {
   const stream = new ReadableStream({
     type: 'direct',
     async pull(controller: { write(chunk: Uint8Array): void; flush(): void; close(): void }) {
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          controller.write(value);
-          controller.flush();
-        }
-      } catch {
-        // The body failed after headers went out: end the response (the family's error frame, if
-        // any, was already written by core's stream guard).
+      // A read that throws (a relayed stream whose upstream broke off) propagates: Bun then cuts
+      // the connection, so the client sees a broken stream, not a complete-looking one.
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        controller.write(value);
+        controller.flush();
       }
       controller.close();
     },

@@ -111,6 +111,7 @@ async function writeStream(reader: ChunkReader, res: ServerResponse, status: num
     // The body errored after headers went out: all that is left is to cut the connection.
     res.destroy();
   } finally {
+    clearImmediate(flush);
     res.off('close', cancel);
   }
 }
