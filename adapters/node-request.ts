@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GatewayError } from '../core/index.ts';
 import { readWebStream } from './node-io.ts';
 
 /**
@@ -62,9 +63,11 @@ export class NodeRequest {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-      req.once('error', reject);
+      // The client leaving mid-upload is not a gateway fault: a 499, not a logged 500.
+      const gone = (cause?: unknown) => reject(new GatewayError('invalid_request', 'Client closed the request before sending its body', { status: 499, cause }));
+      req.once('error', gone);
       req.once('close', () => {
-        if (!req.complete) reject(new Error('Client closed the request before sending its body'));
+        if (!req.complete) gone();
       });
     });
   }

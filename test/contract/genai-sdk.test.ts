@@ -567,6 +567,22 @@ describe('errors arrive as ApiError with the status', () => {
     expect(fake().requests).toHaveLength(1);
   });
 
+  it('fast path: only the output cap is checked here; the rest of the body is the upstream\'s to refuse', async () => {
+    const cap = await apiError(() => ai.models.generateContent({ model: GEMINI, contents: 'x', config: { maxOutputTokens: 0 } }));
+    expect([cap.status, cap.message]).toEqual([400, expect.stringContaining('generationConfig.maxOutputTokens: must be at least 1')]);
+    expect(gemini.requests).toHaveLength(0);
+    // The SDK refuses empty contents itself, so these go as raw HTTP.
+    const post = (model: string) =>
+      fetch(`${gateway.url}/api/gemini/v1beta/models/${model}:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': TEST_KEY, 'content-type': 'application/json' }, body: '{"contents":[]}' });
+    gemini.reply(() => ({ status: 400, body: geminiError(400) }));
+    const relayed = await post(GEMINI);
+    expect([relayed.status, ((await relayed.json()) as { error: { status: string } }).error.status]).toEqual([400, 'INVALID_ARGUMENT']);
+    expect(gemini.requests).toHaveLength(1);
+    const translated = await post(CLAUDE);
+    expect([translated.status, ((await translated.json()) as { error: { message: string } }).error.message]).toEqual([400, expect.stringContaining('contents: must not be empty')]);
+    expect(anthropic.requests).toHaveLength(0);
+  });
+
   it('Claude 529 overloaded → 503 UNAVAILABLE', async () => {
     anthropic.reply(() => ({ status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }));
     const err = await apiError(() => ai.models.generateContent({ model: CLAUDE, contents: 'x' }));
