@@ -1,7 +1,7 @@
 /**
  * Baseline for the Node gateway: node:http + undici Pool.request, no logic. Forwards method, path
  * and body to UPSTREAM and streams the answer back. Started like the gateway:
- * `node --import tsx --single-threaded-gc bench/bare-proxy-node.ts` with UPSTREAM, PORT, HOST.
+ * compiled to dist/ and run with the `start` script's Node flags (bench/lib/servers.ts), with UPSTREAM, PORT, HOST.
  */
 import { createServer } from 'node:http';
 import process from 'node:process';

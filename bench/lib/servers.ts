@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { listeningPid } from './proc-stats.ts';
 import { launch, ROOT, stop, waitListening, which } from './procs.ts';
 
@@ -17,13 +18,36 @@ export function runtimeBin(runtime: Runtime): string | undefined {
   return candidates.find((path) => existsSync(path)) ?? which(runtime);
 }
 
-/** How each runtime starts a TypeScript entry point, exactly as the gateway is run in production. */
+/**
+ * How each runtime starts a TypeScript entry point, exactly as the gateway is run in production:
+ * Bun and Deno run the source; Node runs it compiled as `npm start` does (`npm run build`'s
+ * esbuild options, into dist/) with the Node flags of the `start` script, so the bare proxy gets
+ * the same treatment as the gateway.
+ */
 function command(runtime: Runtime, entry: string, args: string[]): [string, string[]] {
   const bin = runtimeBin(runtime);
   if (!bin) throw new Error(`${runtime} is not installed (looked in node_modules and PATH; run npm install)`);
-  if (runtime === 'node') return [bin, ['--import', 'tsx', '--single-threaded-gc', entry, ...args]];
+  if (runtime === 'node') return [bin, [...NODE_START.flags, buildForNode(entry), ...args]];
   if (runtime === 'bun') return [bin, ['run', entry, ...args]];
   return [bin, ['run', '-A', entry, ...args]];
+}
+
+const NODE_START = readNodeStart();
+
+function readNodeStart(): { flags: string[]; build: string[] } {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const start = scripts.start?.split(' ') ?? [];
+  const build = scripts.build?.split(' ') ?? [];
+  if (start[0] !== 'node' || build[0] !== 'esbuild') throw new Error('package.json: expected "start": "node … dist/node.mjs" and "build": "esbuild …"');
+  return { flags: start.slice(1, -1), build: build.slice(2).filter((arg) => !arg.startsWith('--outfile=')) };
+}
+
+/** Compiles `entry` with the build script's options to dist/<name>.mjs and returns that path. */
+function buildForNode(entry: string): string {
+  const out = join('dist', basename(entry).replace(/\.ts$/, '.mjs'));
+  const built = spawnSync(join(ROOT, 'node_modules', '.bin', 'esbuild'), [entry, ...NODE_START.build, `--outfile=${out}`], { cwd: ROOT, encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`esbuild ${entry} failed:\n${built.stderr}`);
+  return out;
 }
 
 export interface Server {

@@ -18,6 +18,20 @@ describe('tapPassthroughUsage', () => {
     expect(reports).toEqual([[{ inputTokens: 50, outputTokens: 42, cacheReadTokens: 7, cacheWriteTokens: 3 }, false]]);
   });
 
+  it('finds the counters whatever the chunk size, and never inside escaped text', async () => {
+    for (let size = 1; size <= 40; size++) {
+      const reports: Array<[Usage | undefined, boolean]> = [];
+      await collect(streamOfReader(tapPassthroughUsage(fromArray(bytesInPieces(ANTHROPIC_SSE, size)).getReader(), 'anthropic', (u, a) => reports.push([u, a]))));
+      expect(reports, `pieces of ${size}`).toEqual([[{ inputTokens: 50, outputTokens: 42, cacheReadTokens: 7, cacheWriteTokens: 3 }, false]]);
+    }
+  });
+
+  it('reads pretty-printed JSON (spaces and newlines around the colon) and ignores look-alike names', () => {
+    const pretty = JSON.stringify({ usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 4, totalTokenCount: 13, xpromptTokenCount: 77 } }, null, 2);
+    expect(readPassthroughUsage(pretty, 'gemini')).toEqual({ inputTokens: 9, outputTokens: 4 });
+    expect(readPassthroughUsage('{"usage":{"input_tokens" :\n 12,"output_tokens":"7","my_output_tokens":99}}', 'anthropic')).toEqual({ inputTokens: 12, outputTokens: 0 });
+  });
+
   it('Gemini counts: prompt includes cached tokens, candidates exclude thoughts', async () => {
     const reports: Array<[Usage | undefined, boolean]> = [];
     const body = 'data: {"usageMetadata":{"promptTokenCount":100,"cachedContentTokenCount":40,"candidatesTokenCount":10,"thoughtsTokenCount":5}}\n\n';
