@@ -27,8 +27,16 @@ const PATTERNS = Object.fromEntries(
   Object.entries(FIELDS).map(([family, fields]) => [family, new RegExp(`"(${Object.keys(fields).join('|') || '(?!)'})"\\s*:\\s*(\\d+)`, 'g')]),
 ) as Record<SourceFamily, RegExp>;
 
-/** Keeps enough of the previous chunk that a field split across two chunks is still seen. */
-const OVERLAP = 64;
+/**
+ * Where a stream's counters are. Anthropic sends input and cache counts in message_start (the
+ * first event) and final counts in message_delta (just before message_stop); Gemini repeats its
+ * cumulative counts at the end of every chunk, so the last one has them all. The tap keeps the
+ * first HEAD bytes (Anthropic only) and the last TAIL bytes and scans just those, once, when the
+ * stream ends: the text in between is never decoded or scanned. Both windows are several times
+ * larger than the events they must hold (~500 bytes with every optional usage field).
+ */
+const HEAD_BYTES: Record<SourceFamily, number> = { anthropic: 2048, gemini: 0, openai: 0 };
+const TAIL_BYTES = 2048;
 
 /** Reads the usage counters out of a whole passthrough body (a JSON answer). */
 export function readPassthroughUsage(body: string | Uint8Array, family: SourceFamily): Usage | undefined {
@@ -45,15 +53,41 @@ const decoder = new TextDecoder();
  * stream object and no extra promise hop per chunk on the fast path.
  */
 export function tapPassthroughUsage(body: ChunkReader, family: SourceFamily, done: (usage: Usage | undefined, aborted: boolean) => void): ChunkReader {
-  const chunkDecoder = new TextDecoder();
-  const seen: Partial<Record<keyof Usage, number>> = {};
-  let tail = '';
+  const headLimit = HEAD_BYTES[family];
+  const head: Uint8Array[] = [];
+  let headSize = 0;
+  // The most recent chunks, just enough of them to hold TAIL_BYTES.
+  const recent: Uint8Array[] = [];
+  let recentSize = 0;
+  let total = 0;
   let finished = false;
+
+  const keep = (chunk: Uint8Array) => {
+    total += chunk.byteLength;
+    if (headSize < headLimit) {
+      const part = chunk.byteLength <= headLimit - headSize ? chunk : chunk.subarray(0, headLimit - headSize);
+      head.push(part);
+      headSize += part.byteLength;
+    }
+    recent.push(chunk);
+    recentSize += chunk.byteLength;
+    while (recentSize - recent[0]!.byteLength >= TAIL_BYTES) recentSize -= recent.shift()!.byteLength;
+  };
+
   const finish = (aborted: boolean) => {
     if (finished) return;
     finished = true;
+    const seen: Partial<Record<keyof Usage, number>> = {};
+    if (total === headSize) {
+      scan(decoder.decode(joinBytes(head, headSize)), family, seen);
+    } else {
+      // A number running up to the cut of the head may be truncated: the head scan skips it.
+      if (headSize) scan(decoder.decode(joinBytes(head, headSize)), family, seen, true);
+      scan(decoder.decode(lastBytes(recent, recentSize, TAIL_BYTES)), family, seen);
+    }
     done(toUsage(family, seen), aborted);
   };
+
   return {
     async read() {
       let result: ReadableStreamReadResult<Uint8Array>;
@@ -63,15 +97,8 @@ export function tapPassthroughUsage(body: ChunkReader, family: SourceFamily, don
         finish(false);
         throw err;
       }
-      if (result.done) {
-        finish(false);
-        return result;
-      }
-      if (!finished) {
-        const text = tail + chunkDecoder.decode(result.value, { stream: true });
-        scan(text, family, seen);
-        tail = text.slice(-OVERLAP);
-      }
+      if (result.done) finish(false);
+      else if (!finished) keep(result.value);
       return result;
     },
     cancel(reason) {
@@ -81,9 +108,39 @@ export function tapPassthroughUsage(body: ChunkReader, family: SourceFamily, don
   };
 }
 
-function scan(text: string, family: SourceFamily, seen: Partial<Record<keyof Usage, number>>): void {
+function joinBytes(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+/** The last `limit` bytes of the chunks (whose sizes add up to `size`), copying no more than that. */
+function lastBytes(chunks: readonly Uint8Array[], size: number, limit: number): Uint8Array {
+  const last = chunks[chunks.length - 1];
+  if (!last) return new Uint8Array(0);
+  if (last.byteLength >= limit) return last.subarray(last.byteLength - limit);
+  const out = new Uint8Array(Math.min(size, limit));
+  let at = out.byteLength;
+  for (let i = chunks.length - 1; i >= 0 && at > 0; i--) {
+    const chunk = chunks[i]!;
+    const part = chunk.byteLength <= at ? chunk : chunk.subarray(chunk.byteLength - at);
+    at -= part.byteLength;
+    out.set(part, at);
+  }
+  return out;
+}
+
+function scan(text: string, family: SourceFamily, seen: Partial<Record<keyof Usage, number>>, cut = false): void {
   const fields = FIELDS[family];
-  for (const match of text.matchAll(PATTERNS[family])) seen[fields[match[1]!]!] = Number(match[2]);
+  for (const match of text.matchAll(PATTERNS[family])) {
+    if (cut && match.index + match[0].length === text.length) continue;
+    seen[fields[match[1]!]!] = Number(match[2]);
+  }
 }
 
 function toUsage(family: SourceFamily, seen: Partial<Record<keyof Usage, number>>): Usage | undefined {

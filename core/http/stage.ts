@@ -65,16 +65,20 @@ export function stageOf<I, O>(stream: TransformStream<I, O>): Stage<I, O> | unde
 
 /** `a` then `b` as one stage. */
 export function pipeStages<A, B, C>(a: Stage<A, B>, b: Stage<B, C>): Stage<A, C> {
+  // One forwarding function for the pipe's life, not a new closure per item: pushes are
+  // synchronous and never nested on the same pipe, so `out` is the caller's emit throughout.
+  let out: (item: C) => void = () => {};
+  const forward = (mid: B) => {
+    if (!b.stopped) b.push(mid, out);
+  };
   return {
     push(item, emit) {
-      a.push(item, (mid) => {
-        if (!b.stopped) b.push(mid, emit);
-      });
+      out = emit;
+      a.push(item, forward);
     },
     end(emit) {
-      a.end((mid) => {
-        if (!b.stopped) b.push(mid, emit);
-      });
+      out = emit;
+      a.end(forward);
       b.end(emit);
     },
     get stopped() {

@@ -32,6 +32,43 @@ describe('tapPassthroughUsage', () => {
     expect(readPassthroughUsage('{"usage":{"input_tokens" :\n 12,"output_tokens":"7","my_output_tokens":99}}', 'anthropic')).toEqual({ inputTokens: 12, outputTokens: 0 });
   });
 
+  it('a long stream: counts from the head (message_start) and the tail (message_delta), nothing scanned in between is needed', async () => {
+    const middle = Array.from({ length: 400 }, (_, i) =>
+      `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"chunk ${i} \\"output_tokens\\": 7"}}\n\n`).join('');
+    const wire = ANTHROPIC_SSE.split('\n\n')[0] + '\n\n' + middle + ANTHROPIC_SSE.split('\n\n').slice(1).join('\n\n');
+    expect(wire.length).toBeGreaterThan(40_000);
+    for (const size of [1, 13, 700, 4096, wire.length]) {
+      const reports: Array<[Usage | undefined, boolean]> = [];
+      const out = await collect<Uint8Array>(streamOfReader(tapPassthroughUsage(fromArray(bytesInPieces(wire, size)).getReader(), 'anthropic', (u, a) => reports.push([u, a]))));
+      expect(Buffer.concat(out).toString('utf8')).toBe(wire);
+      expect(reports, `pieces of ${size}`).toEqual([[{ inputTokens: 50, outputTokens: 42, cacheReadTokens: 7, cacheWriteTokens: 3 }, false]]);
+    }
+  });
+
+  it('never takes a number cut off at the end of the head window', async () => {
+    // message_start padded so that input_tokens' digits straddle byte 2048; the tail repeats only output_tokens.
+    const before = 'event: message_start\ndata: {"type":"message_start","message":{"pad":"';
+    const field = '","usage":{"input_tokens":';
+    const pad = 'x'.repeat(2048 - before.length - field.length - 2);
+    const wire = `${before}${pad}${field}1234,"output_tokens":1}}}\n\n` + 'event: ping\ndata: {"type":"ping"}\n\n'.repeat(200) +
+      'event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":9}}\n\n';
+    const reports: Array<[Usage | undefined, boolean]> = [];
+    await collect(streamOfReader(tapPassthroughUsage(fromArray(bytesInPieces(wire, 512)).getReader(), 'anthropic', (u, a) => reports.push([u, a]))));
+    expect(reports[0]![0]!.inputTokens).not.toBe(12);
+    expect(reports[0]![0]!.outputTokens).toBe(9);
+  });
+
+  it('Gemini: the last chunk carries the final cumulative counts, however long the stream', async () => {
+    const chunk = (n: number) =>
+      `data: {"candidates":[{"content":{"parts":[{"text":"${'word '.repeat(50)}${n}"}],"role":"model"}}],"usageMetadata":{"promptTokenCount":100,"candidatesTokenCount":${n},"thoughtsTokenCount":5,"cachedContentTokenCount":40},"modelVersion":"gemini-2.5-flash","responseId":"r"}\r\n\r\n`;
+    const wire = Array.from({ length: 60 }, (_, i) => chunk(i + 1)).join('');
+    for (const size of [3, 1000, wire.length]) {
+      const reports: Array<[Usage | undefined, boolean]> = [];
+      await collect(streamOfReader(tapPassthroughUsage(fromArray(bytesInPieces(wire, size)).getReader(), 'gemini', (u, a) => reports.push([u, a]))));
+      expect(reports, `pieces of ${size}`).toEqual([[{ inputTokens: 60, outputTokens: 65, cacheReadTokens: 40, reasoningTokens: 5 }, false]]);
+    }
+  });
+
   it('Gemini counts: prompt includes cached tokens, candidates exclude thoughts', async () => {
     const reports: Array<[Usage | undefined, boolean]> = [];
     const body = 'data: {"usageMetadata":{"promptTokenCount":100,"cachedContentTokenCount":40,"candidatesTokenCount":10,"thoughtsTokenCount":5}}\n\n';

@@ -13,6 +13,17 @@ async function wire(events: StreamEvent[], opts: { model: string; id?: string })
 }
 
 describe('writeAnthropicStream', () => {
+  it('text deltas (written as text) carry the exact bytes JSON.stringify gives the event object', async () => {
+    const text = 'quote " backslash \\ newline \n tab \t nul \u0000 emoji 🙂 line-sep \u2028 </script>';
+    const out = await collect(fromArray<StreamEvent>([
+      { type: 'start', id: 'msg_01', model: 'm' },
+      { type: 'block-start', index: 0, block: { type: 'text' } },
+      { type: 'text-delta', index: 0, text },
+    ]).pipeThrough(writeAnthropicStream({ model: 'm' })));
+    const delta = out.find((m) => m.event === 'content_block_delta')!;
+    expect(delta.data).toBe(JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }));
+  });
+
   it('writes thinking, text and tool_use exactly as the Anthropic API does', async () => {
     const events: StreamEvent[] = [
       { type: 'start', id: 'msg_01', model: 'claude-sonnet-4-6-upstream', usage: { inputTokens: 50, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 } },
