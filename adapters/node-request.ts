@@ -32,12 +32,7 @@ export class NodeRequest {
   }
 
   get headers(): Headers {
-    if (!this.#headers) {
-      const headers = new Headers();
-      const raw = this.req.rawHeaders;
-      for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-      this.#headers = headers;
-    }
+    this.#headers ??= new RawHeaders(this.req.rawHeaders) as unknown as Headers;
     return this.#headers;
   }
 
@@ -87,6 +82,69 @@ export class NodeRequest {
 
   toRequest(): Request {
     const body = this.body;
-    return new Request(this.url, { method: this.method, headers: this.headers, signal: this.signal, body, duplex: 'half' } as RequestInit);
+    return new Request(this.url, { method: this.method, headers: readHeaders(this.req.rawHeaders), signal: this.signal, body, duplex: 'half' } as RequestInit);
+  }
+}
+
+function readHeaders(raw: readonly string[]): Headers {
+  const headers = new Headers();
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  return headers;
+}
+
+/**
+ * The request's headers read straight from node:http's raw list. Core only calls `get` a few
+ * times per request, which a scan of ~10 pairs answers faster than building a `Headers` (one
+ * validated append per header); values of a repeated name are joined with ", " as `Headers`
+ * does. Anything else a handler may call (iteration, `has`, `getSetCookie`) goes to a real
+ * `Headers`, built on first use.
+ */
+class RawHeaders {
+  #full: Headers | undefined;
+
+  constructor(private readonly raw: readonly string[]) {}
+
+  get(name: string): string | null {
+    const wanted = name.toLowerCase();
+    const raw = this.raw;
+    let value: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      const key = raw[i]!;
+      if (key.length === wanted.length && (key === wanted || key.toLowerCase() === wanted)) value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
+    }
+    return value;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+
+  forEach(callback: (value: string, name: string, parent: Headers) => void, thisArg?: unknown): void {
+    this.#all().forEach(callback, thisArg);
+  }
+
+  entries(): HeadersIterator<[string, string]> {
+    return this.#all().entries();
+  }
+
+  keys(): HeadersIterator<string> {
+    return this.#all().keys();
+  }
+
+  values(): HeadersIterator<string> {
+    return this.#all().values();
+  }
+
+  getSetCookie(): string[] {
+    return this.#all().getSetCookie();
+  }
+
+  [Symbol.iterator](): HeadersIterator<[string, string]> {
+    return this.#all()[Symbol.iterator]();
+  }
+
+  #all(): Headers {
+    this.#full ??= readHeaders(this.raw);
+    return this.#full;
   }
 }

@@ -14,12 +14,12 @@ type RawHeaders = Record<string, string | string[] | undefined>;
 export function createNodeFetch(): UpstreamFetch {
   const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
   const fetch = async (url: string, init: UpstreamInit): Promise<UpstreamResponse> => {
-    const target = new URL(url);
+    const target = readTarget(url);
     let answer: Dispatcher.ResponseData;
     try {
       answer = await agent.request({
         origin: target.origin,
-        path: target.pathname + target.search,
+        path: target.path,
         method: (init.method ?? 'GET') as Dispatcher.HttpMethod,
         headers: init.headers as Record<string, string>,
         body: init.body as string | Uint8Array | null,
@@ -37,6 +37,24 @@ export function createNodeFetch(): UpstreamFetch {
     return new NodeUpstreamResponse(statusCode, headers, empty ? null : body);
   };
   return Object.assign(fetch, { enforcesHeadersTimeout: true });
+}
+
+/**
+ * Origin and path of an upstream URL. The URLs come from the configuration (a provider's base URL
+ * plus the model's path), so a few distinct strings repeat on every call: each is parsed once.
+ */
+const targets = new Map<string, { origin: string; path: string }>();
+const TARGETS_LIMIT = 256;
+
+function readTarget(url: string): { origin: string; path: string } {
+  let target = targets.get(url);
+  if (!target) {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: parsed.pathname + parsed.search };
+    if (targets.size >= TARGETS_LIMIT) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
 }
 
 type UndiciBody = Dispatcher.ResponseData['body'];
