@@ -11,11 +11,12 @@ import { parseArgs } from './lib/args.ts';
 import { checkAnswer } from './lib/check.ts';
 import { startDrip } from './lib/drip.ts';
 import { gatewayConfig } from './lib/gateway-config.ts';
-import { measureScenario } from './lib/measure.ts';
+import { measureScenario, type LoadRun } from './lib/measure.ts';
 import { startNginx } from './lib/nginx.ts';
 import { memory } from './lib/proc-stats.ts';
 import { installCleanup, onExit, pinSelf, ROOT, stop, stopAll, which } from './lib/procs.ts';
 import { runtimeMarkdown, soakMarkdown, type RuntimeResult, type SoakResult } from './lib/report.ts';
+import { measurePeer, PEER_SCENARIOS, peerMarkdown, startPortkey, type PeerScenarioResult } from './lib/peer.ts';
 import { pickScenarios, SCENARIOS } from './lib/scenarios.ts';
 import { runtimeBin, startServer, type Runtime, type Server } from './lib/servers.ts';
 import { soak } from './lib/soak.ts';
@@ -80,6 +81,7 @@ async function main(): Promise<void> {
   say(`bench: nginx on 127.0.0.1:${upstream.port} (core ${LOAD_CPU}), temp dir ${dir}`);
   const runtimes: RuntimeResult[] = [];
   const soaks: SoakResult[] = [];
+  const peers: unknown[] = [];
   const markdown: string[] = [];
   try {
     for (const runtime of args.runtimes) {
@@ -112,6 +114,27 @@ async function main(): Promise<void> {
         runtimes.push(result);
         markdown.push(runtimeMarkdown(result, scenarios, { seconds: args.seconds, connections: args.connections, dripMs: args.dripMs, storage: args.storage }));
         console.log(`\n${markdown.at(-1)}\n`);
+        if (args.peer === 'portkey' && runtime === 'node') {
+          const peerScenarios = scenarios.filter((s) => PEER_SCENARIOS.includes(s.name));
+          const peer = await startPortkey(SERVER_CPU, join(dir, 'portkey.err.log'));
+          say(`node: peer ${peer.name} pid ${peer.pid} port ${peer.port}`);
+          try {
+            const compared: Record<string, { peer: PeerScenarioResult; gateway: LoadRun[]; direct: LoadRun }> = {};
+            for (const scenario of peerScenarios) {
+              const measured = await measurePeer(
+                { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, connections: args.connections, ttfbCount: 0, say },
+                scenario, upstream.port, peer,
+              );
+              compared[scenario.name] = { peer: measured, gateway: results[scenario.name]!.gateway.runs, direct: results[scenario.name]!.direct.runs[0]! };
+            }
+            const peak = { gateway: memory(gateway.pid).peak, peer: memory(peer.pid).peak };
+            peers.push({ peer: peer.name, scenarios: compared, peak });
+            markdown.push(peerMarkdown(peer.name, compared, Object.fromEntries(scenarios.map((s) => [s.name, s.label])), peak));
+            console.log(`\n${markdown.at(-1)}\n`);
+          } finally {
+            await peer.stop();
+          }
+        }
       } finally {
         await Promise.all([bare?.stop(), gateway.stop()]);
       }
@@ -126,7 +149,7 @@ async function main(): Promise<void> {
   mkdirSync(resultsDir, { recursive: true });
   const file = join(resultsDir, `${started.toISOString().replace(/[:.]/g, '-')}-${args.soak ? 'soak-' : ''}${args.runtimes.join('-')}.json`);
   const machine = { cpu: cpus()[0]?.model, cores: cpus().length, kernel: release(), nginx: nginxVersion(nginx), wrk: wrkVersion(wrk) };
-  writeFileSync(file, JSON.stringify({ started: started.toISOString(), args, machine, runtimes, soaks, markdown: markdown.join('\n\n') }, null, 2));
+  writeFileSync(file, JSON.stringify({ started: started.toISOString(), args, machine, runtimes, soaks, peers, markdown: markdown.join('\n\n') }, null, 2));
   if (args.soak) console.log(`\n${markdown.join('\n\n')}\n`);
   say(`bench: raw results in ${file}`);
 }

@@ -11,6 +11,8 @@ export interface BenchArgs {
   dripMs: number;
   storage: 'memory' | 'sqlite';
   keepTemp: boolean;
+  /** A peer gateway measured on the passthrough scenarios in the Node run. */
+  peer?: 'portkey';
 }
 
 export const USAGE = `usage: node --import tsx bench/run.ts [options]
@@ -27,6 +29,8 @@ export const USAGE = `usage: node --import tsx bench/run.ts [options]
   --soak N                      instead of the matrix: N requests of one passthrough scenario
                                 (the first of --scenarios, default claude-anthropic-json) on the
                                 gateway, RSS reported at 10%, 50% and 100%
+  --peer portkey                also measure Portkey's gateway (devDependency, pinned) on the
+                                Claude-style → Anthropic scenarios, in the Node run
   --keep                        keep the temporary directory (configs, logs, access log)`;
 
 /** "5s", "500ms", "2m" or a plain number of seconds. */
@@ -78,6 +82,11 @@ export function parseArgs(argv: string[]): BenchArgs {
         const v = value();
         if (v !== 'memory' && v !== 'sqlite') throw new Error('--storage: memory or sqlite');
         args.storage = v;
+        break;
+      }
+      case '--peer': {
+        if (value() !== 'portkey') throw new Error('--peer: portkey');
+        args.peer = 'portkey';
         break;
       }
       case '--keep': args.keepTemp = true; break;

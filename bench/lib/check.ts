@@ -5,8 +5,9 @@ import { requestInit } from './request.ts';
  * One request per scenario and target before any load: a benchmark of error responses measures
  * nothing, and wrk only counts non-2xx statuses, not malformed bodies. Throws naming what is wrong.
  */
-export async function checkAnswer(base: string, path: string, scenario: Scenario, format: Format): Promise<void> {
-  const res = await fetch(base + path, { ...requestInit(scenario), signal: AbortSignal.timeout(15_000) });
+export async function checkAnswer(base: string, path: string, scenario: Scenario, format: Format, extraHeaders: Record<string, string> = {}): Promise<void> {
+  const init = requestInit(scenario);
+  const res = await fetch(base + path, { ...init, headers: { ...init.headers, ...extraHeaders }, signal: AbortSignal.timeout(15_000) });
   const text = await res.text();
   const fail = (why: string) => {
     throw new Error(`${scenario.name}: ${base}${path}: ${why}\n${text.slice(0, 600)}`);

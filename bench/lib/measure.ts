@@ -46,11 +46,14 @@ export interface MeasureOptions {
 
 const origin = (port: number) => `http://127.0.0.1:${port}`;
 
-async function load(opts: MeasureOptions, url: string, scenario: Scenario, connections: number, server?: Server): Promise<LoadRun> {
+export async function load(
+  opts: MeasureOptions, url: string, scenario: Scenario, connections: number, server?: Server,
+  custom?: { script: string; env: Record<string, string> },
+): Promise<LoadRun> {
   const pid = server?.pid;
   const cpu0 = pid === undefined ? 0 : cpuMicros(pid);
   const core0 = coreBusyMicros(opts.serverCpu);
-  const r = await runWrk(opts.wrk, opts.loadCpu, url, scenario.name, connections, opts.seconds);
+  const r = await runWrk(opts.wrk, opts.loadCpu, url, scenario.name, connections, opts.seconds, custom);
   server?.assertAlive(`${scenario.name} at ${connections} connections`);
   const cpu1 = pid === undefined ? 0 : cpuMicros(pid);
   const other = Math.max(0, coreBusyMicros(opts.serverCpu) - core0 - (cpu1 - cpu0)) / r.duration_us;

@@ -13,12 +13,16 @@ export interface WrkResult {
 
 /**
  * One closed-loop wrk run on `cpu`: one thread, `connections` keep-alive connections, HTTP/1.1,
- * the scenario's Lua script (method, body, headers; JSON summary from its done()).
+ * the scenario's Lua script (method, body, headers; JSON summary from its done()), or `custom`'s
+ * script with its environment (the peer gateway's requests).
  */
-export async function runWrk(wrk: string, cpu: number, url: string, scenario: string, connections: number, seconds: number): Promise<WrkResult> {
-  const script = join(ROOT, 'bench', 'wrk', `${scenario}.lua`);
+export async function runWrk(
+  wrk: string, cpu: number, url: string, scenario: string, connections: number, seconds: number,
+  custom?: { script: string; env: Record<string, string> },
+): Promise<WrkResult> {
+  const script = join(ROOT, 'bench', 'wrk', `${custom?.script ?? scenario}.lua`);
   const args = ['-t1', `-c${connections}`, `-d${Math.max(1, Math.round(seconds))}s`, '--timeout', '10s', '--latency', '-s', script, url];
-  const run = launch(cpu, wrk, args, { env: { BENCH_KEY }, stdoutPipe: true });
+  const run = launch(cpu, wrk, args, { env: { BENCH_KEY, ...custom?.env }, stdoutPipe: true });
   let stdout = '';
   run.child.stdout?.on('data', (c: Buffer) => (stdout += c));
   // Bounded: a wedged server must not hold the run (wrk's own --timeout covers single requests).
