@@ -65,7 +65,8 @@ export function tapPassthroughUsage(body: ChunkReader, family: SourceFamily, don
   const keep = (chunk: Uint8Array) => {
     total += chunk.byteLength;
     if (headSize < headLimit) {
-      const part = chunk.byteLength <= headLimit - headSize ? chunk : chunk.subarray(0, headLimit - headSize);
+      // A copy: a view would keep the whole chunk (up to a socket read) alive for the stream's life.
+      const part = new Uint8Array(chunk.subarray(0, headLimit - headSize));
       head.push(part);
       headSize += part.byteLength;
     }
