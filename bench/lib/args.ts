@@ -95,5 +95,6 @@ export function parseArgs(argv: string[]): BenchArgs {
     }
   }
   if (args.seconds < 1) throw new Error('--duration: at least 1s (wrk runs whole seconds)');
+  if (args.peer && (args.soak || !args.runtimes.includes('node'))) throw new Error('--peer portkey: measured in the Node matrix run (with --runtime node or all, without --soak)');
   return args;
 }
