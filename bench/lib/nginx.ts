@@ -1,7 +1,6 @@
 import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { launch, ROOT, waitPort, type Launched } from './procs.ts';
+import { freePort, launch, ROOT, waitPort, type Launched } from './procs.ts';
 
 export function renderNginxConf(template: string, slots: { port: number; dir: string; dripPort: number }): string {
   const values: Record<string, string> = { PORT: String(slots.port), DIR: slots.dir, DRIP_PORT: String(slots.dripPort) };
@@ -9,17 +8,6 @@ export function renderNginxConf(template: string, slots: { port: number; dir: st
     const value = values[name];
     if (value === undefined) throw new Error(`bench/nginx.conf: unknown slot ${slot}`);
     return value;
-  });
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
   });
 }
 

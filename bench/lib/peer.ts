@@ -1,10 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { checkAnswer } from './check.ts';
 import { load, type LoadRun, type MeasureOptions } from './measure.ts';
 import { listeningPid } from './proc-stats.ts';
-import { launch, ROOT, stop, waitPort } from './procs.ts';
+import { freePort, launch, ROOT, stop, waitPort } from './procs.ts';
 import type { Scenario } from './scenarios.ts';
 import type { Server } from './servers.ts';
 
@@ -98,15 +97,4 @@ export function peerMarkdown(peerName: string, results: Record<string, { peer: P
     '',
     `Peak RSS over the whole run: Switchyard ${(peak.gateway / 1048576).toFixed(1)} MiB, ${peerName} ${(peak.peer / 1048576).toFixed(1)} MiB.`,
   ].join('\n');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
