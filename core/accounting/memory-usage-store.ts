@@ -1,4 +1,4 @@
-import { addToTotals, summarizeRecords, utcDay, type UsageTotals } from './summarize.ts';
+import { addRecord, summarizeRecords, totalsFor, utcDay, type UsageTotals } from './summarize.ts';
 import type { UsageRecord, UsageStore } from './types.ts';
 
 /** Enough history for tests and a look at recent traffic, without growing with every call. */
@@ -19,7 +19,9 @@ export function createMemoryUsageStore(limit = MEMORY_USAGE_LIMIT): UsageStore &
 
   const fold = (record: UsageRecord) => {
     const id = `${record.keyId}\n${record.model}\n${utcDay(record.time)}`;
-    folded.set(id, addToTotals(folded.get(id), record, Math.floor(record.time / DAY_MS) * DAY_MS));
+    let totals = folded.get(id);
+    if (!totals) folded.set(id, (totals = totalsFor(record, Math.floor(record.time / DAY_MS) * DAY_MS)));
+    addRecord(totals, record);
   };
 
   return {
