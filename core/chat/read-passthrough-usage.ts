@@ -22,7 +22,7 @@ const FIELDS: Record<SourceFamily, Record<string, keyof Usage>> = {
   openai: {},
 };
 
-/** One pass per chunk: an alternation of the family's field names. */
+/** An alternation of the family's field names: one pass over a window finds them all. */
 const PATTERNS = Object.fromEntries(
   Object.entries(FIELDS).map(([family, fields]) => [family, new RegExp(`"(${Object.keys(fields).join('|') || '(?!)'})"\\s*:\\s*(\\d+)`, 'g')]),
 ) as Record<SourceFamily, RegExp>;
@@ -31,12 +31,21 @@ const PATTERNS = Object.fromEntries(
  * Where a stream's counters are. Anthropic sends input and cache counts in message_start (the
  * first event) and final counts in message_delta (just before message_stop); Gemini repeats its
  * cumulative counts at the end of every chunk, so the last one has them all. The tap keeps the
- * first HEAD bytes (Anthropic only) and the last TAIL bytes and scans just those, once, when the
+ * first HEAD bytes (Anthropic only) and the last TAIL bytes and reads just those, once, when the
  * stream ends: the text in between is never decoded or scanned. Both windows are several times
  * larger than the events they must hold (~500 bytes with every optional usage field).
  */
 const HEAD_BYTES: Record<SourceFamily, number> = { anthropic: 2048, gemini: 0, openai: 0 };
 const TAIL_BYTES = 2048;
+
+/**
+ * Within the windows, where scanning can start or stop: the head is read up to the end of the
+ * event that names message_start, the tail from its last usage object on (message_delta's, or
+ * Gemini's last usageMetadata). Either mark missing means the whole window is read. Quoted, so
+ * the `event:` line and escaped text (`\"usage\"`) never match.
+ */
+const HEAD_EVENT: Partial<Record<SourceFamily, string>> = { anthropic: '"message_start"' };
+const TAIL_MARK: Record<SourceFamily, string> = { anthropic: '"usage"', gemini: '"usageMetadata"', openai: '"usage"' };
 
 /** Reads the usage counters out of a whole passthrough body (a JSON answer). */
 export function readPassthroughUsage(body: string | Uint8Array, family: SourceFamily): Usage | undefined {
@@ -82,9 +91,9 @@ export function tapPassthroughUsage(body: ChunkReader, family: SourceFamily, don
     if (total === headSize) {
       scan(decoder.decode(joinBytes(head, headSize)), family, seen);
     } else {
-      // A number running up to the cut of the head may be truncated: the head scan skips it.
-      if (headSize) scan(decoder.decode(joinBytes(head, headSize)), family, seen, true);
-      scan(decoder.decode(lastBytes(recent, recentSize, TAIL_BYTES)), family, seen);
+      if (headSize) scanHead(decoder.decode(joinBytes(head, headSize)), family, seen);
+      const tail = decoder.decode(lastBytes(recent, recentSize, TAIL_BYTES));
+      scan(tail, family, seen, Math.max(0, tail.lastIndexOf(TAIL_MARK[family])));
     }
     done(toUsage(family, seen), aborted);
   };
@@ -136,9 +145,25 @@ function lastBytes(chunks: readonly Uint8Array[], size: number, limit: number): 
   return out;
 }
 
-function scan(text: string, family: SourceFamily, seen: Partial<Record<keyof Usage, number>>, cut = false): void {
+/**
+ * The head window up to the end of its message_start event. When that end is not in the window
+ * (a huge first event), the whole window is read, except a number running up to the window's
+ * cut, which may be truncated.
+ */
+function scanHead(text: string, family: SourceFamily, seen: Partial<Record<keyof Usage, number>>): void {
+  const mark = HEAD_EVENT[family];
+  const at = mark ? text.indexOf(mark) : -1;
+  const end = at < 0 ? -1 : text.indexOf('\n\n', at);
+  if (end < 0) scan(text, family, seen, 0, text.length, true);
+  else scan(text, family, seen, 0, end);
+}
+
+/** Counters in `text` from `from` up to `to` (matches starting there); the last value of each wins. */
+function scan(text: string, family: SourceFamily, seen: Partial<Record<keyof Usage, number>>, from = 0, to = text.length, cut = false): void {
   const fields = FIELDS[family];
-  for (const match of text.matchAll(PATTERNS[family])) {
+  const pattern = PATTERNS[family];
+  pattern.lastIndex = from;
+  for (let match = pattern.exec(text); match !== null && match.index < to; match = pattern.exec(text)) {
     if (cut && match.index + match[0].length === text.length) continue;
     seen[fields[match[1]!]!] = Number(match[2]);
   }

@@ -45,6 +45,20 @@ describe('tapPassthroughUsage', () => {
     }
   });
 
+  it('a long stream with a ping before message_start, or CRLF framing: the head still gives the input counts', async () => {
+    const events = ANTHROPIC_SSE.split('\n\n').filter(Boolean);
+    const middle = Array.from({ length: 100 }, (_, i) => `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${i}"}}`);
+    const lf = ['event: ping\ndata: {"type": "ping"}', events[0]!, ...middle, ...events.slice(1)].join('\n\n') + '\n\n';
+    const crlf = lf.replaceAll('\n', '\r\n');
+    for (const wire of [lf, crlf]) {
+      for (const size of [5, 300, wire.length]) {
+        const reports: Array<[Usage | undefined, boolean]> = [];
+        await collect(streamOfReader(tapPassthroughUsage(fromArray(bytesInPieces(wire, size)).getReader(), 'anthropic', (u, a) => reports.push([u, a]))));
+        expect(reports, `pieces of ${size}`).toEqual([[{ inputTokens: 50, outputTokens: 42, cacheReadTokens: 7, cacheWriteTokens: 3 }, false]]);
+      }
+    }
+  });
+
   it('never takes a number cut off at the end of the head window', async () => {
     // message_start padded so that input_tokens' digits straddle byte 2048; the tail repeats only output_tokens.
     const before = 'event: message_start\ndata: {"type":"message_start","message":{"pad":"';
