@@ -43,7 +43,7 @@ function readNodeStart(): { flags: string[]; build: string[] } {
 }
 
 /** Compiles `entry` with the build script's options to dist/<name>.mjs and returns that path. */
-function buildForNode(entry: string): string {
+export function buildForNode(entry: string): string {
   const out = join('dist', basename(entry).replace(/\.ts$/, '.mjs'));
   const built = spawnSync(join(ROOT, 'node_modules', '.bin', 'esbuild'), [entry, ...NODE_START.build, `--outfile=${out}`], { cwd: ROOT, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`esbuild ${entry} failed:\n${built.stderr}`);

@@ -1,0 +1,138 @@
+/**
+ * The core path alone, in one process: each scenario's request through `gateway.reply` with
+ * production start-up (static key, memory usage store, access-log lines serialised), answered by
+ * an in-process upstream that hands the canned nginx file back in two chunks. No sockets, no
+ * HTTP parsers, no other process: what is left is Switchyard's own work, so its two numbers move
+ * only when that code changes. Bytes allocated per request are exact (V8 counts them; nothing
+ * is collected while they are counted); time per request is the best of several rounds.
+ *
+ * Run by bench/core.ts under `node --expose-gc` with semi-spaces large enough that the counted
+ * requests fit in the young generation. Prints one JSON line per scenario.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { startGateway } from '../../adapters/startup.ts';
+import { readerOfBody, type Reply } from '../../core/http/reply.ts';
+import type { UpstreamFetch, UpstreamResponse } from '../../core/index.ts';
+import { gatewayConfig } from './gateway-config.ts';
+import { familyHeaders } from './request.ts';
+import { pickScenarios } from './scenarios.ts';
+
+const ROOT = process.cwd();
+const [warm = 2000, rounds = 7, perRound = 1000, counted = 300] = (process.env.CORE_PROBE_COUNTS ?? '').split(',').filter(Boolean).map(Number);
+
+/** What nginx answers under each provider's base path (bench/nginx.conf). */
+const ANSWERS: Record<string, [file: string, type: string]> = {
+  '/anthropic-json/': ['anthropic-message.json', 'application/json'],
+  '/anthropic-sse/': ['anthropic-stream.sse', 'text/event-stream'],
+  '/gemini-sse/': ['gemini-stream.sse', 'text/event-stream'],
+  '/openai-json/': ['openai-completion.json', 'application/json'],
+  '/openai-sse/': ['openai-stream.sse', 'text/event-stream'],
+};
+const files = new Map(Object.values(ANSWERS).map(([file]) => [file, new Uint8Array(readFileSync(join(ROOT, 'bench', 'upstream', file)))]));
+
+const fakeFetch: UpstreamFetch = async (url) => {
+  const path = new URL(url).pathname;
+  const prefix = Object.keys(ANSWERS).find((p) => path.startsWith(p));
+  if (!prefix) throw new Error(`core probe: no canned answer for ${url}`);
+  const [file, type] = ANSWERS[prefix]!;
+  return cannedResponse(files.get(file)!, type);
+};
+
+function cannedResponse(body: Uint8Array, type: string): UpstreamResponse {
+  // Two reads, as a socket commonly splits an answer of a few KB.
+  const chunks = [body.subarray(0, body.byteLength >> 1), body.subarray(body.byteLength >> 1)];
+  let next = 0;
+  const text = () => new TextDecoder().decode(body);
+  return {
+    status: 200,
+    ok: true,
+    headers: new Headers({ 'content-type': type }),
+    body: null,
+    reader: () => ({
+      read: async () => (next < chunks.length ? { done: false, value: chunks[next++]! } : { done: true, value: undefined }),
+      cancel: async () => {},
+    }),
+    json: async () => JSON.parse(text()) as unknown,
+    text: async () => text(),
+    arrayBuffer: async () => body.slice().buffer,
+  };
+}
+
+/** What the Node adapter hands core: method, url, headers, a signal and the body whole. */
+function fakeRequest(url: string, init: { method: string; headers: Headers; body?: Uint8Array }) {
+  const { body } = init;
+  return {
+    method: init.method,
+    url,
+    headers: init.headers,
+    signal: new AbortController().signal,
+    body: null,
+    bytes: async () => body ?? new Uint8Array(0),
+    arrayBuffer: async () => (body ?? new Uint8Array(0)).slice().buffer,
+    text: async () => new TextDecoder().decode(body),
+  };
+}
+
+let logBytes = 0;
+const gateway = await startGateway({
+  configJson: JSON.stringify(gatewayConfig(1, 'memory')),
+  fetch: fakeFetch,
+  // Serialised like the real access log, then dropped: the bytes are counted, nothing is written.
+  log: (entry) => void (logBytes += JSON.stringify(entry).length),
+  say: () => {},
+  env: {},
+});
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('core probe: run with node --expose-gc');
+// A collection inside the counted window would hide allocations: such a count is refused.
+let collections = 0;
+new PerformanceObserver((list) => void (collections += list.getEntries().length)).observe({ entryTypes: ['gc'] });
+const settleObserver = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(',').filter(Boolean))) {
+  // What the wrk scripts send (bench/lib/request.ts reads bodies relative to its own source
+  // file, which this compiled probe no longer sits next to).
+  const headers = new Headers(familyHeaders(scenario.gatewayPath));
+  const body = scenario.body ? new Uint8Array(readFileSync(join(ROOT, 'bench', 'bodies', scenario.body))) : undefined;
+  if (body) {
+    headers.set('content-type', 'application/json');
+    headers.set('content-length', String(body.byteLength));
+  }
+  const init = { method: scenario.method };
+  const url = `http://127.0.0.1${scenario.gatewayPath}`;
+  const once = async (): Promise<number> => {
+    const reply = (await gateway.reply(fakeRequest(url, { method: init.method, headers, ...(body && { body }) }) as never)) as Reply;
+    if (reply.status !== 200) throw new Error(`core probe: ${scenario.name} answered ${reply.status}: ${String(reply.body)}`);
+    const out = reply.body;
+    if (out === null) return 0;
+    if (typeof out === 'string') return out.length;
+    if (out instanceof Uint8Array) return out.byteLength;
+    const reader = readerOfBody(out);
+    let size = 0;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) size += r.value.byteLength;
+    return size;
+  };
+  const bytesOut = await once();
+  for (let i = 0; i < warm; i++) await once();
+  let best = Infinity;
+  for (let round = 0; round < rounds; round++) {
+    const started = performance.now();
+    for (let i = 0; i < perRound; i++) await once();
+    best = Math.min(best, (performance.now() - started) / perRound);
+  }
+  gc();
+  gc();
+  await settleObserver();
+  const seen = collections;
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < counted; i++) await once();
+  const allocated = (process.memoryUsage().heapUsed - before) / counted;
+  await settleObserver();
+  if (collections !== seen) throw new Error(`core probe: ${scenario.name}: the heap was collected while allocations were counted (raise the semi-space size)`);
+  console.log(JSON.stringify({ name: scenario.name, label: scenario.label, usPerRequest: best * 1000, bytesPerRequest: allocated, bytesOut }));
+}
+await gateway.close();
+if (logBytes === 0) throw new Error('core probe: no access-log lines were written');
