@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GatewayError } from '../core/index.ts';
+import { ClientAbort, CLIENT_SIGNAL, GatewayError } from '../core/index.ts';
 import { readWebStream } from './node-io.ts';
 
 /**
@@ -15,6 +15,7 @@ export class NodeRequest {
   #headers: Headers | undefined;
   #body: ReadableStream<Uint8Array> | null | undefined;
   #controller: AbortController | undefined;
+  #client: ClientAbort | undefined;
   #closed = false;
 
   constructor(
@@ -27,6 +28,7 @@ export class NodeRequest {
     res.once('close', () => {
       if (res.writableFinished) return;
       this.#closed = true;
+      this.#client?.abort();
       this.#controller?.abort();
     });
   }
@@ -41,12 +43,22 @@ export class NodeRequest {
     return this.#body;
   }
 
+  /** A real AbortSignal, for handlers that pass it on to web APIs (core reads CLIENT_SIGNAL). */
   get signal(): AbortSignal {
     if (!this.#controller) {
       this.#controller = new AbortController();
       if (this.#closed) this.#controller.abort();
     }
     return this.#controller.signal;
+  }
+
+  /** The same disconnect as `signal`, without an AbortController's cost (core/http/client-signal.ts). */
+  get [CLIENT_SIGNAL](): ClientAbort {
+    if (!this.#client) {
+      this.#client = new ClientAbort();
+      if (this.#closed) this.#client.abort();
+    }
+    return this.#client;
   }
 
   /** The whole body straight from node:http's chunks: no web stream in between. */

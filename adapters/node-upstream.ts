@@ -23,6 +23,7 @@ export function createNodeFetch(): UpstreamFetch {
         method: (init.method ?? 'GET') as Dispatcher.HttpMethod,
         headers: init.headers as Record<string, string>,
         body: init.body as string | Uint8Array | null,
+        // undici takes any EventTarget-like signal, so the adapter's ClientAbort goes in as it is.
         signal: init.signal ?? undefined,
         // undici's own header timer replaces the AbortController and timer core would add per call.
         ...(init.headersTimeoutMs !== undefined && { headersTimeout: init.headersTimeoutMs }),

@@ -3,6 +3,7 @@ import type { AdminDeps } from './admin/routes.ts';
 import type { Catalog } from './catalog.ts';
 import type { GatewayConfig } from './config.ts';
 import type { Family } from './families/family.ts';
+import type { ClientSignal } from './http/client-signal.ts';
 import type { KeyRecord, KeyVerifier } from './keys.ts';
 import type { Upstream, UpstreamFetch } from './upstreams/types.ts';
 
@@ -45,7 +46,7 @@ export interface RequestContext {
   readonly url: URL;
   readonly family: Family;
   /** The caller's abort signal: passed to every upstream call so a disconnect cancels it. */
-  readonly signal: AbortSignal;
+  readonly signal: ClientSignal;
   /** performance.now() when the request arrived. */
   readonly started: number;
   key?: KeyRecord;

@@ -6,6 +6,7 @@ import { readConfig, type GatewayConfig, type GatewayConfigInput } from './confi
 import type { AccessLogEntry, GatewayServices, RequestContext } from './context.ts';
 import { GatewayError, toGatewayError } from './errors.ts';
 import { ERROR_WRITERS } from './families/family.ts';
+import { readClientSignal } from './http/client-signal.ts';
 import { Reply, replyToResponse, type ReplyHeaders } from './http/reply.ts';
 import { jsonReply } from './http/respond.ts';
 import { createStaticKeyVerifier, type KeyVerifier } from './keys.ts';
@@ -84,7 +85,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
       id: services.newId(),
       url,
       family: familyOfPath(url.pathname, config),
-      signal: request.signal,
+      signal: readClientSignal(request),
       started,
     };
     let response: Reply | Response;

@@ -1,4 +1,5 @@
 import { isGatewayError } from '../errors.ts';
+import type { ClientSignal } from '../http/client-signal.ts';
 import { type Stage, stageStream } from '../http/stage.ts';
 import type { StreamEvent, Usage } from '../ir.ts';
 import type { Reservation } from './types.ts';
@@ -9,7 +10,7 @@ export interface StreamMeterInfo {
   provider?: string;
   upstreamModel?: string;
   /** The client's signal: a disconnect settles the call as aborted with the usage seen so far. */
-  signal: AbortSignal;
+  signal: ClientSignal;
 }
 
 /**

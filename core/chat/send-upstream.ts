@@ -10,7 +10,9 @@ export async function sendUpstream(ctx: RequestContext, provider: string, reques
   const { fetch } = ctx.services;
   if (fetch.enforcesHeadersTimeout) {
     try {
-      return await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body as BodyInit, signal: ctx.signal, redirect: 'manual', headersTimeoutMs: timeoutMs });
+      // Such a client takes the client's signal as it is, a ClientSignal maybe (see UpstreamFetch).
+      const signal = ctx.signal as AbortSignal;
+      return await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body as BodyInit, signal, redirect: 'manual', headersTimeoutMs: timeoutMs });
     } catch (err) {
       throw readSendError(ctx, provider, timeoutMs, err, (err as Error | undefined)?.name === 'TimeoutError');
     }

@@ -11,7 +11,9 @@ export type UpstreamFetch = ((url: string, init: UpstreamInit) => Promise<Upstre
   /**
    * Set by a client that enforces `init.headersTimeoutMs` itself, rejecting with an error named
    * `TimeoutError` (the Node adapter's undici client). Core then arms no timer and no
-   * AbortController of its own per call; for any other fetch it does.
+   * AbortController of its own per call; for any other fetch it does. Such a client also gets the
+   * client's signal as it is in `init.signal`, which may be an adapter's `ClientSignal` (state and
+   * abort listeners only) rather than an AbortSignal; any other fetch always gets an AbortSignal.
    */
   readonly enforcesHeadersTimeout?: boolean;
 };

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeRequest } from '../../../adapters/node-request.ts';
+import { CLIENT_SIGNAL, type ClientSignal } from '../../../core/http/client-signal.ts';
 
 let server: Server;
 let port = 0;
@@ -52,5 +53,39 @@ describe('NodeRequest headers', () => {
   it('toRequest() gives a real Request with the same headers', async () => {
     const got = await send(raw, (r) => r.toRequest().headers.get('x-dup'));
     expect(got).toBe('a, b');
+  });
+});
+
+describe('NodeRequest signals', () => {
+  /** Serves one request whose client leaves before any answer; `watch` reads one signal first, `after` the other once it aborted. */
+  function disconnect(watch: (request: NodeRequest) => ClientSignal, after: (request: NodeRequest) => ClientSignal): Promise<[boolean, boolean, boolean]> {
+    return new Promise((resolve) => {
+      const holder = createServer((req, res) => {
+        const request = new NodeRequest(req, res);
+        const first = watch(request);
+        const before = first.aborted;
+        first.addEventListener('abort', () => resolve([before, first.aborted, after(request).aborted]));
+        holder.close();
+      });
+      holder.listen(0, '127.0.0.1', () => {
+        const socket = connect((holder.address() as { port: number }).port, '127.0.0.1', () => {
+          socket.write('GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+          setTimeout(() => socket.destroy(), 50);
+        });
+      });
+    });
+  }
+
+  it('a client that leaves aborts the light signal core reads; the real AbortSignal, made afterwards, is aborted too', async () => {
+    expect(await disconnect((r) => r[CLIENT_SIGNAL], (r) => r.signal)).toEqual([false, true, true]);
+  });
+
+  it('and the other way round', async () => {
+    const got = await disconnect((r) => r.signal, (r) => r[CLIENT_SIGNAL]);
+    expect(got).toEqual([false, true, true]);
+  });
+
+  it('signal is a real AbortSignal (handlers pass it on to web APIs)', async () => {
+    expect(await send([], (r) => r.signal instanceof AbortSignal)).toBe(true);
   });
 });
