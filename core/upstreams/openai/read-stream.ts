@@ -63,8 +63,8 @@ export function createOpenAIChunkReader(req: ChatRequest, name: string): Stage<S
     }
     if (typeof delta.content === 'string' && delta.content) {
       // Hosts that parse reasoning into its own field never also inline <think> tags.
-      const pieces = reasoningField ? [{ kind: 'text' as const, text: delta.content }] : think.push(delta.content);
-      for (const piece of pieces) blocks.append(piece.kind, piece.text);
+      if (reasoningField || think.passing) blocks.append('text', delta.content);
+      else for (const piece of think.push(delta.content)) blocks.append(piece.kind, piece.text);
     }
     if (typeof delta.refusal === 'string' && delta.refusal) {
       refused = true;

@@ -9,6 +9,11 @@ export interface ThinkTagReader {
   push(fragment: string): ContentPiece[];
   /** End of content: whatever was held back. */
   end(): ContentPiece[];
+  /**
+   * Past any leading reasoning, nothing held back: every further fragment is text as it is, so a
+   * stream reader can take it without a `push` (no array and piece object per fragment).
+   */
+  readonly passing: boolean;
 }
 
 const OPEN = '<think>';
@@ -79,7 +84,13 @@ export function readThinkTags(): ThinkTagReader {
     return [{ kind: state === 'inside' ? 'reasoning' : 'text', text }];
   };
 
-  return { push, end };
+  return {
+    push,
+    end,
+    get passing() {
+      return state === 'text';
+    },
+  };
 }
 
 /** Length of the longest suffix of `text` that is a proper prefix of `</think>`. */
