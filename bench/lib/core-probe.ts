@@ -7,7 +7,7 @@
  * is collected while they are counted); time per request is the best of several rounds.
  *
  * Run by bench/core.ts under `node --expose-gc` with semi-spaces large enough that the counted
- * requests fit in the young generation. Prints one JSON line per scenario.
+ * requests fit in the young generation, or under Bun (time only). Prints one JSON line per scenario.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -100,12 +100,33 @@ const gateway = await startGateway({
   env: {},
 });
 
+/**
+ * Bytes allocated, on Node only: V8's heap grows by exactly what was allocated while no collection
+ * runs. Bun's JavaScriptCore has no such count (its heap size moves with its own eager sweeps), so
+ * there the probe measures time only.
+ */
+const countBytes = !('Bun' in globalThis);
 const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('core probe: run with node --expose-gc');
+if (countBytes && !gc) throw new Error('core probe: run with node --expose-gc');
 // A collection inside the counted window would hide allocations: such a count is refused.
 let collections = 0;
-new PerformanceObserver((list) => void (collections += list.getEntries().length)).observe({ entryTypes: ['gc'] });
+if (countBytes) new PerformanceObserver((list) => void (collections += list.getEntries().length)).observe({ entryTypes: ['gc'] });
 const settleObserver = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+async function readAllocated(name: string, once: () => Promise<number>): Promise<number | null> {
+  if (!countBytes) return null;
+  gc!();
+  gc!();
+  await settleObserver();
+  const seen = collections;
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < counted; i++) await once();
+  const allocated = (process.memoryUsage().heapUsed - before) / counted;
+  await settleObserver();
+  if (collections !== seen) throw new Error(`core probe: ${name}: the heap was collected while allocations were counted (raise the semi-space size)`);
+  if (process.env.CORE_PROBE_HEAP_PROFILE) await writeAllocationProfile(process.env.CORE_PROBE_HEAP_PROFILE, name, once);
+  return allocated;
+}
 
 for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(',').filter(Boolean))) {
   // What the wrk scripts send (bench/lib/request.ts reads bodies relative to its own source
@@ -138,16 +159,7 @@ for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(','
     for (let i = 0; i < perRound; i++) await once();
     best = Math.min(best, (performance.now() - started) / perRound);
   }
-  gc();
-  gc();
-  await settleObserver();
-  const seen = collections;
-  const before = process.memoryUsage().heapUsed;
-  for (let i = 0; i < counted; i++) await once();
-  const allocated = (process.memoryUsage().heapUsed - before) / counted;
-  await settleObserver();
-  if (collections !== seen) throw new Error(`core probe: ${scenario.name}: the heap was collected while allocations were counted (raise the semi-space size)`);
-  if (process.env.CORE_PROBE_HEAP_PROFILE) await writeAllocationProfile(process.env.CORE_PROBE_HEAP_PROFILE, scenario.name, once);
+  const allocated = await readAllocated(scenario.name, once);
   console.log(JSON.stringify({ name: scenario.name, label: scenario.label, usPerRequest: best * 1000, bytesPerRequest: allocated, bytesOut }));
 }
 await gateway.close();

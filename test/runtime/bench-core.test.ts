@@ -25,4 +25,17 @@ describe('bench:core (the core path probe)', () => {
     // A translated stream builds every event again: it always allocates more than a relayed one.
     expect(translated![1]).toBeGreaterThan(pass![1]!);
   }, 60_000);
+
+  it('runs the same probe on Bun, time only', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/core.ts', '--runtime', 'bun', 'claude-anthropic-sse'], {
+      cwd: ROOT,
+      env: { ...process.env, CORE_PROBE_COUNTS: '20,2,20,20' },
+    });
+    expect(stdout).toMatch(/core path per request, bun \d+\.\d+/);
+    const row = stdout.split('\n').find((line) => line.startsWith('| Claude'))!;
+    const [us, kib, bytes] = row.split('|').slice(2, 5).map((cell) => cell.trim());
+    expect(Number(us)).toBeGreaterThan(0);
+    expect(kib).toBe('—');
+    expect(Number(bytes!.replaceAll(',', ''))).toBe(statSync(join(ROOT, 'bench', 'upstream', 'anthropic-stream.sse')).size);
+  }, 60_000);
 });
