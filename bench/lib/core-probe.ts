@@ -7,7 +7,9 @@
  * is collected while they are counted); time per request is the best of several rounds.
  *
  * Run by bench/core.ts under `node --expose-gc` with semi-spaces large enough that the counted
- * requests fit in the young generation, or under Bun (time only). Prints one JSON line per scenario.
+ * requests fit in the young generation, or under Bun (time only; still with the Node adapter's
+ * request and client, so without the timer and AbortController core adds per call behind Bun's
+ * fetch). Prints one JSON line per scenario.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
