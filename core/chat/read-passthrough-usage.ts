@@ -1,3 +1,4 @@
+import { joinBytes } from '../http/join-bytes.ts';
 import type { ChunkReader } from '../http/reply.ts';
 import type { SourceFamily, Usage } from '../ir.ts';
 
@@ -116,17 +117,6 @@ export function tapPassthroughUsage(body: ChunkReader, family: SourceFamily, don
       return body.cancel(reason);
     },
   };
-}
-
-function joinBytes(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
 }
 
 /** The last `limit` bytes of the chunks (whose sizes add up to `size`), copying no more than that. */

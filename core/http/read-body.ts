@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors.ts';
+import { joinBytes } from './join-bytes.ts';
 
 /**
  * Reads a request body, refusing it with 413 as soon as it grows past `limit` bytes, so an
@@ -30,14 +31,7 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return joinBytes(chunks, size);
 }
 
 const decoder = new TextDecoder();

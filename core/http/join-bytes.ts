@@ -1,0 +1,11 @@
+/** Chunks whose sizes add up to `size` as one array; a single chunk comes back as it is (no copy). */
+export function joinBytes(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
