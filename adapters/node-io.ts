@@ -116,47 +116,47 @@ async function writeStream(reader: ChunkReader, res: ServerResponse, status: num
   }
 }
 
+const DONE = { done: true, value: undefined } as const;
+
 /**
- * A Node Readable as a web ReadableStream that pulls one chunk per read (backpressure kept) and
- * destroys the source when the reader cancels (client gone → upstream connection dropped).
+ * A Node Readable (undici's answer body, node:http's request body) as a chunk reader: a
+ * buffered chunk comes back at once, otherwise the read waits for the next one. Cancel destroys
+ * the source (client gone → upstream connection dropped; an upload refused at 413 → its socket
+ * closed). `streamOfReader` makes it a web stream where one is asked for.
  */
-export function readWebStream(source: Readable): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        source.on('error', (err) => controller.error(err));
-        source.on('end', () => {
-          try {
-            controller.close();
-          } catch {
-            // already errored or cancelled
-          }
-        });
-      },
-      pull(controller) {
-        return new Promise<void>((resolve) => {
-          const chunk = source.read() as Buffer | null;
-          if (chunk !== null) {
-            controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-            return resolve();
-          }
-          const ready = () => {
-            source.off('readable', ready);
-            source.off('end', ready);
-            source.off('error', ready);
-            const next = source.read() as Buffer | null;
-            if (next !== null) controller.enqueue(new Uint8Array(next.buffer, next.byteOffset, next.byteLength));
-            resolve();
-          };
-          source.on('readable', ready);
-          source.on('end', ready);
-          source.on('error', ready);
-        });
-      },
-      cancel(reason) {
-        source.destroy(reason instanceof Error ? reason : undefined);
-      },
+export function readChunks(source: Readable): ChunkReader {
+  return {
+    read() {
+      const chunk = source.read() as Buffer | null;
+      if (chunk !== null) return Promise.resolve({ done: false, value: chunk });
+      if (source.readableEnded) return Promise.resolve(DONE);
+      if (source.errored) return Promise.reject(source.errored);
+      return new Promise((resolve, reject) => {
+        const settle = () => {
+          source.off('readable', settle);
+          source.off('end', settle);
+          source.off('error', settle);
+          source.off('close', settle);
+          const next = source.read() as Buffer | null;
+          if (next !== null) resolve({ done: false, value: next });
+          else if (source.errored) reject(source.errored);
+          else if (source.readableEnded || source.destroyed) resolve(DONE);
+          // 'readable' can fire with nothing to read (end pending): wait again.
+          else wait();
+        };
+        const wait = () => {
+          source.on('readable', settle);
+          source.on('end', settle);
+          source.on('error', settle);
+          source.on('close', settle);
+        };
+        wait();
+      });
     },
-    { highWaterMark: 0 },
-  );
+    async cancel(reason) {
+      // undici errors a body destroyed before its end ("Request aborted"); nobody reads it now.
+      source.on('error', () => {});
+      source.destroy(reason instanceof Error ? reason : undefined);
+    },
+  };
 }

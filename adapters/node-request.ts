@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ClientAbort, CLIENT_SIGNAL, GatewayError } from '../core/index.ts';
-import { readWebStream } from './node-io.ts';
+import { ClientAbort, CLIENT_SIGNAL, GatewayError, streamOfReader } from '../core/index.ts';
+import { readChunks } from './node-io.ts';
 
 /**
  * The node:http request as the web `Request` core reads, built lazily. A real `Request` costs
@@ -39,7 +39,7 @@ export class NodeRequest {
   }
 
   get body(): ReadableStream<Uint8Array> | null {
-    if (this.#body === undefined) this.#body = this.method === 'GET' || this.method === 'HEAD' ? null : readWebStream(this.req);
+    if (this.#body === undefined) this.#body = this.method === 'GET' || this.method === 'HEAD' ? null : streamOfReader(readChunks(this.req));
     return this.#body;
   }
 

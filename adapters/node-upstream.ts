@@ -1,7 +1,6 @@
-import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
-import type { ChunkReader, HeadersLike, UpstreamFetch, UpstreamInit, UpstreamResponse } from '../core/index.ts';
-import { readWebStream } from './node-io.ts';
+import { streamOfReader, type ChunkReader, type HeadersLike, type UpstreamFetch, type UpstreamInit, type UpstreamResponse } from '../core/index.ts';
+import { readChunks } from './node-io.ts';
 
 type RawHeaders = Record<string, string | string[] | undefined>;
 
@@ -79,7 +78,7 @@ class NodeUpstreamResponse implements UpstreamResponse {
 
   get body(): ReadableStream<Uint8Array> | null {
     if (!this.#body) return null;
-    this.#stream ??= readWebStream(this.#take());
+    this.#stream ??= streamOfReader(readChunks(this.#take()));
     return this.#stream;
   }
 
@@ -126,47 +125,4 @@ class RecordHeaders implements HeadersLike {
       if (value !== undefined) callback(Array.isArray(value) ? value.join(', ') : value, name);
     }
   }
-}
-
-const DONE = { done: true, value: undefined } as const;
-
-/**
- * A Node Readable as a chunk reader: a buffered chunk comes back at once, otherwise the read
- * waits for the next one. Cancel destroys the source (client gone → upstream connection dropped).
- */
-export function readChunks(source: Readable): ChunkReader {
-  return {
-    read() {
-      const chunk = source.read() as Buffer | null;
-      if (chunk !== null) return Promise.resolve({ done: false, value: chunk });
-      if (source.readableEnded) return Promise.resolve(DONE);
-      if (source.errored) return Promise.reject(source.errored);
-      return new Promise((resolve, reject) => {
-        const settle = () => {
-          source.off('readable', settle);
-          source.off('end', settle);
-          source.off('error', settle);
-          source.off('close', settle);
-          const next = source.read() as Buffer | null;
-          if (next !== null) resolve({ done: false, value: next });
-          else if (source.errored) reject(source.errored);
-          else if (source.readableEnded || source.destroyed) resolve(DONE);
-          // 'readable' can fire with nothing to read (end pending): wait again.
-          else wait();
-        };
-        const wait = () => {
-          source.on('readable', settle);
-          source.on('end', settle);
-          source.on('error', settle);
-          source.on('close', settle);
-        };
-        wait();
-      });
-    },
-    async cancel(reason) {
-      // undici errors a body destroyed before its end ("Request aborted"); nobody reads it now.
-      source.on('error', () => {});
-      source.destroy(reason instanceof Error ? reason : undefined);
-    },
-  };
 }

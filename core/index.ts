@@ -9,6 +9,6 @@ export { GatewayError, isGatewayError, type ErrorKind } from './errors.ts';
 export type { AccessLogEntry } from './context.ts';
 export type { KeyVerifier, KeyRecord } from './keys.ts';
 export type { UpstreamFetch, UpstreamInit, UpstreamResponse, HeadersLike } from './upstreams/types.ts';
-export { Reply, replyToResponse, type ChunkReader, type ReplyBody, type ReplyHeaders } from './http/reply.ts';
+export { Reply, replyToResponse, streamOfReader, type ChunkReader, type ReplyBody, type ReplyHeaders } from './http/reply.ts';
 export { sha256Hex } from './http/sha256.ts';
 export { ClientAbort, CLIENT_SIGNAL, type ClientSignal } from './http/client-signal.ts';

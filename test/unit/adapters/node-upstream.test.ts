@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readChunks } from '../../../adapters/node-upstream.ts';
+import { readChunks } from '../../../adapters/node-io.ts';
 
 describe('readChunks (a Node Readable as a chunk reader)', () => {
   it('returns buffered chunks at once, waits for later ones, then ends', async () => {
