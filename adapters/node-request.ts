@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ClientAbort, CLIENT_SIGNAL, GatewayError, streamOfReader } from '../core/index.ts';
+import { ClientAbort, CLIENT_SIGNAL, GatewayError, streamOfReader, type ChunkReader } from '../core/index.ts';
 import { readChunks } from './node-io.ts';
 
 /**
@@ -39,8 +39,22 @@ export class NodeRequest {
   }
 
   get body(): ReadableStream<Uint8Array> | null {
-    if (this.#body === undefined) this.#body = this.method === 'GET' || this.method === 'HEAD' ? null : streamOfReader(readChunks(this.req));
+    if (this.#body === undefined) this.#body = this.method === 'GET' || this.method === 'HEAD' ? null : streamOfReader(this.#readUpload());
     return this.#body;
+  }
+
+  /**
+   * The request body as it arrives. A reader that stops early (a body past the size limit) only
+   * stops reading: destroying the request would take its socket, and with it the 413 still to be
+   * written. The writer answers with `connection: close` and closes the socket once that answer
+   * is out (closeIfUnread in node-io.ts).
+   */
+  #readUpload(): ChunkReader {
+    const reader = readChunks(this.req);
+    return {
+      read: () => reader.read(),
+      cancel: async () => void this.req.pause(),
+    };
   }
 
   /** A real AbortSignal, for handlers that pass it on to web APIs (core reads CLIENT_SIGNAL). */

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { GatewayConfigInput } from '../../core/index.ts';
 import { sseChunks, type FakeUpstream } from '../helpers/fake-upstream.ts';
@@ -125,6 +126,21 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       }
     });
 
+    it('a body sent without a length (chunked): read whole under the limit, 413 as soon as it grows past it', async () => {
+      const fake = opts.upstream();
+      fake.reply(() => ({ body: MESSAGE }));
+      const small = ask({ messages: [{ role: 'user', content: 'x'.repeat(MAX_BODY_BYTES / 2) }] });
+      const before = fake.requests.length;
+      const ok = await postChunked(url('/api/anthropic/v1/messages'), claude, small);
+      expect(ok.status).toBe(200);
+      expect(ok.json).toEqual(MESSAGE);
+      expect(JSON.parse(fake.requests.at(-1)!.body)).toEqual({ ...JSON.parse(small), model: 'claude-upstream-1' });
+      const big = await postChunked(url('/api/anthropic/v1/messages'), claude, ask({ messages: [{ role: 'user', content: 'x'.repeat(MAX_BODY_BYTES * 4) }] }));
+      expect(big.status).toBe(413);
+      expect(big.json).toEqual({ type: 'error', error: { type: 'request_too_large', message: expect.stringContaining(String(MAX_BODY_BYTES)) } });
+      expect(fake.requests.length).toBe(before + 1);
+    });
+
     it('malformed JSON: 400 invalid_request_error', async () => {
       const res = await messages('{"model": "acme.claude-test", ');
       expect(res.status).toBe(400);
@@ -176,5 +192,26 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       controller.abort();
       await fake.waitForAborts(before + 1, 5000);
     });
+  });
+}
+
+/**
+ * POSTs `body` in 1 KiB pieces with Transfer-Encoding: chunked (no content-length) and resolves
+ * with the answer. The gateway may answer a 413 and close before the upload ends: the write
+ * errors that causes (EPIPE, ECONNRESET) are expected then.
+ */
+function postChunked(target: string, headers: Record<string, string>, body: string): Promise<{ status: number; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(target, { method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (piece: string) => (text += piece));
+      res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text) }));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err);
+    });
+    for (let at = 0; at < body.length; at += 1024) req.write(body.slice(at, at + 1024));
+    req.end();
   });
 }
