@@ -129,7 +129,7 @@ export function readChunks(source: Readable): ChunkReader {
     read() {
       const chunk = source.read() as Buffer | null;
       if (chunk !== null) return Promise.resolve({ done: false, value: chunk });
-      if (source.readableEnded) return Promise.resolve(DONE);
+      if (source.readableEnded || readEnded(source)) return Promise.resolve(DONE);
       if (source.errored) return Promise.reject(source.errored);
       return new Promise((resolve, reject) => {
         const settle = () => {
@@ -159,4 +159,14 @@ export function readChunks(source: Readable): ChunkReader {
       source.destroy(reason instanceof Error ? reason : undefined);
     },
   };
+}
+
+/**
+ * The source has had its end and nothing is buffered, though 'end' is not emitted yet (Node
+ * emits it a tick later). Answering done now lets a relay end its response in the same turn as
+ * its last write, so node:http sends the last chunk and the chunked terminator in one `writev`
+ * instead of a second write (a syscall per streamed answer).
+ */
+function readEnded(source: Readable): boolean {
+  return (source as Readable & { _readableState?: { ended?: boolean } })._readableState?.ended === true;
 }

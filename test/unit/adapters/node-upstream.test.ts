@@ -1,6 +1,10 @@
-import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { readChunks } from '../../../adapters/node-io.ts';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PassThrough, Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readChunks, writeNodeReply } from '../../../adapters/node-io.ts';
+import { Reply } from '../../../core/index.ts';
+import { request as undiciRequest } from 'undici';
 
 describe('readChunks (a Node Readable as a chunk reader)', () => {
   it('returns buffered chunks at once, waits for later ones, then ends', async () => {
@@ -15,6 +19,16 @@ describe('readChunks (a Node Readable as a chunk reader)', () => {
     expect(await reader.read()).toEqual({ done: true, value: undefined });
   });
 
+  it('answers done once the source has its end, before Node emits "end" a tick later', async () => {
+    const source = new Readable({ read() {} });
+    source.push('last');
+    source.push(null);
+    const reader = readChunks(source);
+    expect(String((await reader.read()).value)).toBe('last');
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+    expect(source.readableEnded).toBe(false);
+  });
+
   it('rejects a pending read when the source fails', async () => {
     const source = new PassThrough();
     const reader = readChunks(source);
@@ -27,5 +41,51 @@ describe('readChunks (a Node Readable as a chunk reader)', () => {
     const source = new PassThrough();
     await readChunks(source).cancel(new Error('client gone'));
     expect(source.destroyed).toBe(true);
+  });
+});
+
+describe('a streamed reply relayed from undici on node:http', () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  });
+
+  async function listen(server: Server): Promise<number> {
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as AddressInfo).port;
+  }
+
+  // A short upstream answer arrives whole (headers, events and end in one read). Relayed, it must
+  // leave in one socket write: headers, the events and the chunked terminator together, not the
+  // terminator in a write of its own.
+  it('sends the events and the end of an upstream answer that arrived whole in one socket write', async () => {
+    const events = 'event: ping\ndata: {"type":"ping"}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n';
+    const upstream = await listen(createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/event-stream', 'content-length': Buffer.byteLength(events) }).end(events)));
+    let writes = 0;
+    const port = await listen(
+      createServer(async (req, res) => {
+        const socket = res.socket as unknown as Record<'_write' | '_writev', (...args: unknown[]) => void>;
+        for (const name of ['_write', '_writev'] as const) {
+          const original = socket[name].bind(socket);
+          socket[name] = (...args) => {
+            writes++;
+            original(...args);
+          };
+        }
+        const answer = await undiciRequest(`http://127.0.0.1:${upstream}/`);
+        await writeNodeReply(new Reply(200, { 'content-type': 'text/event-stream' }, readChunks(answer.body)), res, req);
+      }),
+    );
+    const body = await new Promise<string>((resolve, reject) => {
+      request({ port, host: '127.0.0.1', path: '/' }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (part: string) => (text += part)).on('end', () => resolve(text));
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(body).toBe(events);
+    expect(writes).toBe(1);
   });
 });
