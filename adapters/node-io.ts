@@ -1,5 +1,4 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { Reply, type ChunkReader } from '../core/index.ts';
 
@@ -46,35 +45,31 @@ export async function writeNodeResponse(response: Response, res: ServerResponse,
 /**
  * Answered before the request body was read (413, 401 on an upload): the unread rest would
  * stall the next request on this keep-alive connection, so the answer closes it. The close
- * lingers: closing a socket whose received data is unread makes the kernel send a reset, and a
- * client still writing its upload then fails on write and drops the answer it has not parsed yet
- * (seen: 1 to 6% of 64 KiB-over-limit chunked uploads lost their 413). node:http ends a
- * `connection: close` answer with `socket.destroySoon()`; on this socket that becomes
- * `lingerClose`.
+ * lingers, as nginx's lingering close and Go's closeWriteAndWait do: closing a socket whose
+ * received data is unread makes the kernel send a reset, and a client still writing its upload
+ * then fails on write and drops the answer it has not parsed yet (seen: 1 to 6% of over-limit
+ * chunked uploads lost their 413). So the answer is followed by a FIN, what the client still
+ * sends is read and dropped, and the socket closes when the client closes its side or after
+ * LINGER_MS.
  */
 function closeIfUnread(req: IncomingMessage | undefined, res: ServerResponse, headers: OutgoingHttpHeaders): void {
-  if (req && !req.complete) {
-    headers.connection = 'close';
-    const socket = req.socket;
-    socket.destroySoon = () => lingerClose(socket, req);
-  }
+  if (!req || req.complete) return;
+  headers.connection = 'close';
+  const socket = req.socket;
+  // node:http ends a `connection: close` answer with socket.destroySoon(), which closes at once.
+  socket.destroySoon = () => {
+    socket.end();
+    req.resume();
+  };
+  res.once('finish', () => {
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  });
 }
 
 /** How long a closing connection keeps reading what the client still sends (Go's server waits 500 ms). */
 const LINGER_MS = 1_000;
-
-/**
- * As nginx's lingering close and Go's closeWriteAndWait: send the FIN after the answer, read and
- * drop whatever the client still sends, and close once the client closes its side or LINGER_MS
- * has passed.
- */
-function lingerClose(socket: Socket, req: IncomingMessage): void {
-  socket.end();
-  req.resume();
-  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-  timer.unref();
-  socket.once('close', () => clearTimeout(timer));
-}
 
 /**
  * A body that is not a stream goes out whole, with its length, in one write: no per-chunk

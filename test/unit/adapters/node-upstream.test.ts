@@ -1,10 +1,10 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
+import { request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readChunks, writeNodeReply } from '../../../adapters/node-io.ts';
 import { Reply } from '../../../core/index.ts';
-import { request as undiciRequest } from 'undici';
 
 describe('readChunks (a Node Readable as a chunk reader)', () => {
   it('returns buffered chunks at once, waits for later ones, then ends', async () => {
