@@ -46,8 +46,8 @@ export class NodeRequest {
   /**
    * The request body as it arrives. A reader that stops early (a body past the size limit) only
    * stops reading: destroying the request would take its socket, and with it the 413 still to be
-   * written. The writer answers with `connection: close` and closes the socket once that answer
-   * is out (closeIfUnread in node-io.ts).
+   * written. The writer answers with `connection: close` and then closes the connection lingering,
+   * reading and dropping the rest of the upload for a while (closeIfUnread in node-io.ts).
    */
   #readUpload(): ChunkReader {
     const reader = readChunks(this.req);
