@@ -5,6 +5,13 @@
  * input (an upstream error it reported): after that `push` is not called again, the source is
  * cancelled, and `end` still comes once (a stopped stage ignores it; later stages flush). `abort` hears a failure anywhere in the pipeline, or the
  * client's cancel.
+ *
+ * A stage made per stream keeps `stopped` (and anything else it exposes) as a data property, a
+ * method or a class getter, never as a getter in an object literal: V8 gives each such object its
+ * own hidden class holding that getter, the hidden class lives in the old generation, and through
+ * the getter's closure it keeps the whole stream's young objects alive across minor collections
+ * until a full one. Measured on the Claude → OpenAI-compatible stream: ~14 KiB promoted per
+ * request, a quarter of its GC time (bench/README.md).
  */
 export interface Stage<I, O> {
   push(item: I, emit: (out: O) => void): void;
@@ -23,17 +30,24 @@ type StagedTransform<I, O> = TransformStream<I, O> & { [STAGE]: Stage<I, O> };
  * caller never does, and on Node each web stream costs a transferable object and two queues.
  */
 export function stageStream<I, O>(stage: Stage<I, O>): TransformStream<I, O> {
-  let stream: TransformStream<I, O> | undefined;
-  const build = () => (stream ??= transformOf(stage));
-  return {
-    [STAGE]: stage,
-    get readable() {
-      return build().readable;
-    },
-    get writable() {
-      return build().writable;
-    },
-  } as StagedTransform<I, O>;
+  return new LazyTransform(stage) as unknown as StagedTransform<I, O>;
+}
+
+class LazyTransform<I, O> {
+  readonly [STAGE]: Stage<I, O>;
+  #stream: TransformStream<I, O> | undefined;
+
+  constructor(stage: Stage<I, O>) {
+    this[STAGE] = stage;
+  }
+
+  get readable(): ReadableStream<O> {
+    return (this.#stream ??= transformOf(this[STAGE])).readable;
+  }
+
+  get writable(): WritableStream<I> {
+    return (this.#stream ??= transformOf(this[STAGE])).writable;
+  }
 }
 
 function transformOf<I, O>(stage: Stage<I, O>): TransformStream<I, O> {
@@ -65,30 +79,46 @@ export function stageOf<I, O>(stream: TransformStream<I, O>): Stage<I, O> | unde
 
 /** `a` then `b` as one stage. */
 export function pipeStages<A, B, C>(a: Stage<A, B>, b: Stage<B, C>): Stage<A, C> {
+  return new PipedStage(a, b);
+}
+
+const ignore = () => {};
+
+class PipedStage<A, B, C> implements Stage<A, C> {
   // One forwarding function for the pipe's life, not a new closure per item: pushes are
   // synchronous and never nested on the same pipe, so `out` is the caller's emit throughout.
-  let out: (item: C) => void = () => {};
-  const forward = (mid: B) => {
-    if (!b.stopped) b.push(mid, out);
+  #out: (item: C) => void = ignore;
+  readonly #forward = (mid: B) => {
+    if (!this.b.stopped) this.b.push(mid, this.#out);
   };
-  return {
-    push(item, emit) {
-      out = emit;
-      a.push(item, forward);
-    },
-    end(emit) {
-      out = emit;
-      a.end(forward);
-      b.end(emit);
-    },
-    get stopped() {
-      return a.stopped === true || b.stopped === true;
-    },
-    abort(reason) {
-      a.abort?.(reason);
-      b.abort?.(reason);
-    },
-  };
+
+  constructor(
+    private readonly a: Stage<A, B>,
+    private readonly b: Stage<B, C>,
+  ) {}
+
+  push(item: A, emit: (out: C) => void): void {
+    this.#out = emit;
+    this.a.push(item, this.#forward);
+    // The caller's emit holds its batch of output: not kept past the call.
+    this.#out = ignore;
+  }
+
+  end(emit: (out: C) => void): void {
+    this.#out = emit;
+    this.a.end(this.#forward);
+    this.b.end(emit);
+    this.#out = ignore;
+  }
+
+  get stopped(): boolean {
+    return this.a.stopped === true || this.b.stopped === true;
+  }
+
+  abort(reason: unknown): void {
+    this.a.abort?.(reason);
+    this.b.abort?.(reason);
+  }
 }
 
 /** Passes items through unchanged. */

@@ -33,7 +33,6 @@ export function createOpenAIChunkReader(req: ChatRequest, name: string): Stage<S
   const think = readThinkTags();
   let started = false;
   let done = false;
-  let stopped = false;
   let finish: FinishReason | undefined;
   let refused = false;
   let reasoningField = false;
@@ -63,7 +62,7 @@ export function createOpenAIChunkReader(req: ChatRequest, name: string): Stage<S
     }
     if (typeof delta.content === 'string' && delta.content) {
       // Hosts that parse reasoning into its own field never also inline <think> tags.
-      if (reasoningField || think.passing) blocks.append('text', delta.content);
+      if (reasoningField || think.passing()) blocks.append('text', delta.content);
       else for (const piece of think.push(delta.content)) blocks.append(piece.kind, piece.text);
     }
     if (typeof delta.refusal === 'string' && delta.refusal) {
@@ -109,8 +108,10 @@ export function createOpenAIChunkReader(req: ChatRequest, name: string): Stage<S
     }
   };
 
-  return {
-    push(message, out) {
+  // `stopped` is a data property, never a getter: see Stage.
+  const stage = {
+    stopped: false,
+    push(message: SseMessage, out: (event: StreamEvent) => void) {
       sink = out;
       if (done) return;
       try {
@@ -119,19 +120,17 @@ export function createOpenAIChunkReader(req: ChatRequest, name: string): Stage<S
         if (!isGatewayError(err)) throw err;
         emit({ type: 'error', error: err });
         done = true;
-        stopped = true;
+        stage.stopped = true;
       }
     },
-    end(out) {
+    end(out: (event: StreamEvent) => void) {
       sink = out;
       if (done) return;
       if (!started) emit({ type: 'error', error: new GatewayError('upstream', `Upstream ${name}: stream ended before any data`) });
       else end();
     },
-    get stopped() {
-      return stopped;
-    },
   };
+  return stage;
 }
 
 function randomStem(): string {

@@ -13,7 +13,7 @@ export interface ThinkTagReader {
    * Past any leading reasoning, nothing held back: every further fragment is text as it is, so a
    * stream reader can take it without a `push` (no array and piece object per fragment).
    */
-  readonly passing: boolean;
+  passing(): boolean;
 }
 
 const OPEN = '<think>';
@@ -87,9 +87,8 @@ export function readThinkTags(): ThinkTagReader {
   return {
     push,
     end,
-    get passing() {
-      return state === 'text';
-    },
+    // A method, not a getter: see Stage (core/http/stage.ts).
+    passing: () => state === 'text',
   };
 }
 

@@ -13,7 +13,7 @@ interface OpenBlock {
 
 export interface StreamBlocks {
   /** Key of the tool call whose block is open, if the open block is a tool call. */
-  readonly openToolKey: string | undefined;
+  openToolKey(): string | undefined;
   /** Appends to the open block of that kind, closing any other block and starting one first. */
   append(kind: 'text' | 'reasoning', text: string): void;
   startTool(toolKey: string, id: string, name: string): void;
@@ -38,9 +38,8 @@ export function createStreamBlocks(emit: (event: StreamEvent) => void): StreamBl
   };
 
   return {
-    get openToolKey() {
-      return open?.kind === 'tool' ? open.toolKey : undefined;
-    },
+    // A method, not a getter: see Stage (core/http/stage.ts).
+    openToolKey: () => (open?.kind === 'tool' ? open.toolKey : undefined),
     append(kind, text) {
       if (open?.kind !== kind) {
         close();

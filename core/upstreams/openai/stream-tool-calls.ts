@@ -64,7 +64,7 @@ export function createStreamToolCalls(blocks: StreamBlocks, fallbackId: (n: numb
     for (;;) {
       const head = tools.find((t) => !t.started);
       if (!head?.name) return;
-      const open = tools.find((t) => t.key === blocks.openToolKey);
+      const open = tools.find((t) => t.key === blocks.openToolKey());
       if (open && !isCompleteJson(open.args)) return;
       start(head);
     }
@@ -79,7 +79,7 @@ export function createStreamToolCalls(blocks: StreamBlocks, fallbackId: (n: numb
       const args = fragment.function?.arguments ?? '';
       if (args) {
         tool.args += args;
-        if (blocks.openToolKey === tool.key) blocks.toolInput(args);
+        if (blocks.openToolKey() === tool.key) blocks.toolInput(args);
         else if (!tool.started) tool.held += args;
         else if (args.trim()) {
           throw new GatewayError('upstream', `Upstream ${name}: arguments for tool call "${tool.id ?? tool.key}" arrived after its block had closed`);

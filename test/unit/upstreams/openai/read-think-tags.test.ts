@@ -4,7 +4,7 @@ import { readThinkTags } from '../../../../core/upstreams/openai/read-think-tags
 /** Reads fragments the way the stream reader does: straight through once the reader is `passing`. */
 function split(fragments: string[]) {
   const reader = readThinkTags();
-  const pieces = [...fragments.flatMap((f) => (reader.passing ? [{ kind: 'text' as const, text: f }] : reader.push(f))), ...reader.end()];
+  const pieces = [...fragments.flatMap((f) => (reader.passing() ? [{ kind: 'text' as const, text: f }] : reader.push(f))), ...reader.end()];
   // Merge neighbours of one kind so the assertion is about content, not fragment boundaries.
   return pieces.reduce<Array<{ kind: string; text: string }>>((out, p) => {
     const last = out.at(-1);
@@ -38,13 +38,13 @@ describe('readThinkTags', () => {
     const reader = readThinkTags();
     const seen = ['  <thi', 'nk>plan</th', 'ink>', '\n\n', 'answer', ' more'].map((f) => {
       reader.push(f);
-      return reader.passing;
+      return reader.passing();
     });
     expect(seen).toEqual([false, false, false, false, true, true]);
     const plain = readThinkTags();
-    expect(plain.passing).toBe(false);
+    expect(plain.passing()).toBe(false);
     plain.push('Hi');
-    expect(plain.passing).toBe(true);
+    expect(plain.passing()).toBe(true);
   });
 
   it('keeps an unclosed think block as reasoning and an undecided prefix as text', () => {
