@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { Stage } from './stage.ts';
+import { createUtf8StreamDecoder } from './utf8-stream.ts';
 
 export interface SseMessage {
   /** The `event:` name, absent for data-only messages. */
@@ -13,7 +14,7 @@ export interface SseMessage {
  * emitted as soon as their blank line arrives: nothing is batched.
  */
 export function createSseReader(): Stage<Uint8Array, SseMessage> {
-  const decoder = new TextDecoder();
+  const decoder = createUtf8StreamDecoder();
   let sink: (message: SseMessage) => void = () => {};
   const parser = createParser({
     onEvent(message) {
@@ -23,11 +24,11 @@ export function createSseReader(): Stage<Uint8Array, SseMessage> {
   return {
     push(chunk, emit) {
       sink = emit;
-      parser.feed(decoder.decode(chunk, { stream: true }));
+      parser.feed(decoder.decode(chunk));
     },
     end(emit) {
       sink = emit;
-      const rest = decoder.decode();
+      const rest = decoder.end();
       // A final message without its blank line still counts (some hosts end that way).
       parser.feed(rest + '\n\n');
     },
