@@ -1,3 +1,5 @@
+import { joinBytes } from './join-bytes.ts';
+
 const decoder = new TextDecoder();
 
 export interface Utf8StreamDecoder {
@@ -19,9 +21,7 @@ export function createUtf8StreamDecoder(): Utf8StreamDecoder {
     decode(chunk) {
       let bytes = chunk;
       if (held) {
-        bytes = new Uint8Array(held.byteLength + chunk.byteLength);
-        bytes.set(held);
-        bytes.set(chunk, held.byteLength);
+        bytes = joinBytes([held, chunk], held.byteLength + chunk.byteLength);
         held = undefined;
       }
       const cut = readCutCharacter(bytes);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createUtf8StreamDecoder } from '../../../core/http/utf8-stream.ts';
+import { concatBytes } from '../../helpers/bedrock-frames.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -14,21 +15,11 @@ function readSplit(chunks: Uint8Array[]): string {
   return chunks.map((c) => decoder.decode(c)).join('') + decoder.end();
 }
 
-const joinBytes = (...parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-};
-
 const SAMPLES: Array<[string, Uint8Array]> = [
   ['ASCII', encode('data: {"text":"plain"}\n\n')],
   ['two-, three- and four-byte characters', encode('é → 日本 🙂 ok')],
   // A lone continuation byte, a lead without its continuations, an overlong lead, bytes never valid.
-  ['invalid sequences', joinBytes(encode('a'), new Uint8Array([0x80, 0xe2, 0x82, 0x41, 0xc0, 0xaf, 0xff, 0xf0, 0x9f]), encode('b'))],
+  ['invalid sequences', concatBytes(encode('a'), new Uint8Array([0x80, 0xe2, 0x82, 0x41, 0xc0, 0xaf, 0xff, 0xf0, 0x9f]), encode('b'))],
 ];
 
 describe('createUtf8StreamDecoder', () => {
@@ -47,7 +38,7 @@ describe('createUtf8StreamDecoder', () => {
   it('holds back only a character cut by the chunk boundary', () => {
     const decoder = createUtf8StreamDecoder();
     const smile = encode('🙂');
-    expect(decoder.decode(joinBytes(encode('ab'), smile.subarray(0, 2)))).toBe('ab');
+    expect(decoder.decode(concatBytes(encode('ab'), smile.subarray(0, 2)))).toBe('ab');
     expect(decoder.decode(smile.subarray(2))).toBe('🙂');
     expect(decoder.end()).toBe('');
   });
