@@ -1,5 +1,6 @@
 import { addRecord, summarizeRecords, totalsFor, utcDay, type UsageTotals } from './summarize.ts';
 import type { UsageRecord, UsageStore } from './types.ts';
+import { UsageRing } from './usage-ring.ts';
 
 /** Enough history for tests and a look at recent traffic, without growing with every call. */
 export const MEMORY_USAGE_LIMIT = 10_000;
@@ -8,13 +9,13 @@ const DAY_MS = 86_400_000;
 
 /**
  * Usage in process memory: for tests, benchmarks and `storage.kind = "memory"`. It keeps the most
- * recent `limit` records; older ones are folded into one total per key, model and UTC day, so
- * memory stays flat however long the process runs while budgets and all-time summaries stay exact.
- * A folded record counts as made at the start of its day for `from`/`to`. Durable accounting is
- * what SQLite and PostgreSQL are for.
+ * recent `limit` records (in columns, see UsageRing); older ones are folded into one total per
+ * key, model and UTC day, so memory stays flat however long the process runs while budgets and
+ * all-time summaries stay exact. A folded record counts as made at the start of its day for
+ * `from`/`to`. Durable accounting is what SQLite and PostgreSQL are for.
  */
 export function createMemoryUsageStore(limit = MEMORY_USAGE_LIMIT): UsageStore & { readonly records: readonly UsageRecord[] } {
-  let records: UsageRecord[] = [];
+  const recent = new UsageRing(limit);
   const folded = new Map<string, UsageTotals>();
 
   const fold = (record: UsageRecord) => {
@@ -25,20 +26,15 @@ export function createMemoryUsageStore(limit = MEMORY_USAGE_LIMIT): UsageStore &
   };
 
   return {
+    /** The kept records, oldest first (copies: for tests and a look at recent traffic). */
     get records() {
-      return records;
+      return [...recent];
     },
     async appendBatch(batch) {
-      for (const record of batch) records.push({ ...record });
-      // Trims in bulk (at 1.5× the limit) so appends stay amortised O(1).
-      if (records.length > limit * 1.5) {
-        const cut = records.length - limit;
-        for (let i = 0; i < cut; i++) fold(records[i]!);
-        records = records.slice(cut);
-      }
+      for (const record of batch) recent.push(record, fold);
     },
     async summarize(query) {
-      return summarizeRecords(records, query, folded.values());
+      return summarizeRecords(recent, query, folded.values());
     },
     async close() {},
   };
