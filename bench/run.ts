@@ -100,7 +100,7 @@ async function main(): Promise<void> {
         const results: RuntimeResult['scenarios'] = {};
         for (const scenario of scenarios) {
           results[scenario.name] = await measureScenario(
-            { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, connections: args.connections, ttfbCount: args.ttfbCount, say },
+            { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, rounds: args.rounds, connections: args.connections, ttfbCount: args.ttfbCount, say },
             scenario, upstream.port, bare, gateway,
           );
         }
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
           accounting: await readAccounting(gateway.port, accessLog),
         };
         runtimes.push(result);
-        markdown.push(runtimeMarkdown(result, scenarios, { seconds: args.seconds, connections: args.connections, dripMs: args.dripMs, storage: args.storage }));
+        markdown.push(runtimeMarkdown(result, scenarios, { seconds: args.seconds, rounds: args.rounds, connections: args.connections, dripMs: args.dripMs, storage: args.storage }));
         console.log(`\n${markdown.at(-1)}\n`);
         if (args.peer === 'portkey' && runtime === 'node') {
           const peerScenarios = scenarios.filter((s) => PEER_SCENARIOS.includes(s.name));
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
             const compared: Record<string, { peer: PeerScenarioResult; gateway: LoadRun[]; direct: LoadRun }> = {};
             for (const scenario of peerScenarios) {
               const measured = await measurePeer(
-                { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, connections: args.connections, ttfbCount: 0, say },
+                { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, rounds: args.rounds, connections: args.connections, ttfbCount: 0, say },
                 scenario, upstream.port, peer,
               );
               compared[scenario.name] = { peer: measured, gateway: results[scenario.name]!.gateway.runs, direct: results[scenario.name]!.direct.runs[0]! };

@@ -4,6 +4,8 @@ export interface BenchArgs {
   runtimes: Runtime[];
   seconds: number;
   warmupSeconds: number;
+  /** Measured runs per target and connection count, bare proxy and gateway alternating; medians reported. */
+  rounds: number;
   connections: number[];
   scenarios?: string[];
   soak?: number;
@@ -19,6 +21,9 @@ export const USAGE = `usage: node --import tsx bench/run.ts [options]
   --runtime node|bun|deno|all   runtime(s) of the gateway and its bare proxy (default node)
   --duration 4s                 length of each measured wrk run (default 4s)
   --warmup 1s                   wrk warm-up before each target's runs (default 1s; 0 to skip)
+  --rounds 1                    runs per target and connection count, bare proxy and gateway
+                                alternating; each number is the median of its rounds (3 cancels
+                                most of a drifting machine's bias between the two)
   --connections 8,64            connection counts; latency is read at the lowest, req/s at the highest
   --scenarios a,b               subset of: openai-list, claude-anthropic-json, claude-anthropic-sse,
                                 gemini-gemini-sse, claude-openai-json, claude-openai-sse,
@@ -42,7 +47,7 @@ export function parseDuration(text: string): number {
 }
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { runtimes: ['node'], seconds: 4, warmupSeconds: 1, connections: [8, 64], ttfbCount: 50, dripMs: 20, storage: 'memory', keepTemp: false };
+  const args: BenchArgs = { runtimes: ['node'], seconds: 4, warmupSeconds: 1, rounds: 1, connections: [8, 64], ttfbCount: 50, dripMs: 20, storage: 'memory', keepTemp: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -65,6 +70,11 @@ export function parseArgs(argv: string[]): BenchArgs {
       }
       case '--duration': args.seconds = parseDuration(value()); break;
       case '--warmup': args.warmupSeconds = parseDuration(value()); break;
+      case '--rounds': {
+        args.rounds = Number(value());
+        if (!Number.isInteger(args.rounds) || args.rounds < 1 || args.rounds > 9) throw new Error('--rounds: 1 to 9');
+        break;
+      }
       case '--connections': {
         args.connections = value().split(',').map(Number);
         if (args.connections.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('--connections: positive integers, e.g. 8,64');

@@ -20,7 +20,10 @@ export interface LoadRun {
 }
 
 export interface TargetResult {
+  /** One per connection count: with --rounds above 1, the medians of its rounds. */
   runs: LoadRun[];
+  /** Every measured run, when there were several rounds. */
+  rounds?: LoadRun[];
   ttfb?: TtfbResult;
 }
 
@@ -39,6 +42,7 @@ export interface MeasureOptions {
   loadCpu: number;
   seconds: number;
   warmupSeconds: number;
+  rounds: number;
   connections: number[];
   ttfbCount: number;
   say: (line: string) => void;
@@ -90,14 +94,33 @@ export async function measureScenario(opts: MeasureOptions, scenario: Scenario, 
     [bare, scenario.upstreamPath],
     [gateway, scenario.gatewayPath],
   ];
+  const url = ([server, path]: [Server, string]) => origin(server.port) + path;
   const results: TargetResult[] = [];
-  for (const [server, path] of targets) {
-    opts.say(`  ${scenario.name}: ${server.name}`);
-    const url = origin(server.port) + path;
-    if (opts.warmupSeconds > 0) await runWrk(opts.wrk, opts.loadCpu, url, scenario.name, Math.max(...opts.connections), opts.warmupSeconds);
-    const runs: LoadRun[] = [];
-    for (const c of opts.connections) runs.push(await load(opts, url, scenario, c, server));
-    results.push({ runs });
+  if (opts.rounds <= 1) {
+    for (const target of targets) {
+      opts.say(`  ${scenario.name}: ${target[0].name}`);
+      if (opts.warmupSeconds > 0) await runWrk(opts.wrk, opts.loadCpu, url(target), scenario.name, Math.max(...opts.connections), opts.warmupSeconds);
+      const runs: LoadRun[] = [];
+      for (const c of opts.connections) runs.push(await load(opts, url(target), scenario, c, target[0]));
+      results.push({ runs });
+    }
+  } else {
+    // Alternating the two targets, and which goes first, spreads a drifting machine's speed
+    // over both instead of loading it onto whichever ran later.
+    for (const target of targets) {
+      if (opts.warmupSeconds > 0) await runWrk(opts.wrk, opts.loadCpu, url(target), scenario.name, Math.max(...opts.connections), opts.warmupSeconds);
+      results.push({ runs: [], rounds: [] });
+    }
+    for (const c of opts.connections) {
+      for (let round = 0; round < opts.rounds; round++) {
+        const order = round % 2 === 0 ? [0, 1] : [1, 0];
+        for (const t of order) {
+          opts.say(`  ${scenario.name}: ${targets[t]![0].name}, round ${round + 1} of ${opts.rounds}`);
+          results[t]!.rounds!.push(await load(opts, url(targets[t]!), scenario, c, targets[t]![0]));
+        }
+      }
+      for (const result of results) result.runs.push(medianRun(result.rounds!.filter((run) => run.connections === c)));
+    }
   }
   const result: ScenarioResult = { direct, bare: results[0]!, gateway: results[1]! };
 
@@ -112,4 +135,25 @@ export async function measureScenario(opts: MeasureOptions, scenario: Scenario, 
     opts.say(`    time to first byte p50 (drip): direct ${f(result.direct.ttfb)}, bare ${f(result.bare.ttfb)}, gateway ${f(result.gateway.ttfb)}`);
   }
   return result;
+}
+
+/** Each number the median of the runs' (errors and requests summed, other load the worst). */
+export function medianRun(runs: readonly LoadRun[]): LoadRun {
+  const mid = (pick: (run: LoadRun) => number | undefined) => {
+    const values = runs.map(pick).filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+    if (!values.length) return undefined;
+    const half = values.length >> 1;
+    return values.length % 2 ? values[half]! : (values[half - 1]! + values[half]!) / 2;
+  };
+  const cpu = mid((run) => run.cpu_us_per_req);
+  return {
+    connections: runs[0]!.connections,
+    rps: mid((run) => run.rps)!,
+    p50_ms: mid((run) => run.p50_ms)!,
+    p99_ms: mid((run) => run.p99_ms)!,
+    requests: runs.reduce((sum, run) => sum + run.requests, 0),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    ...(cpu !== undefined && { cpu_us_per_req: cpu }),
+    other_load_pct: Math.max(...runs.map((run) => run.other_load_pct ?? 0)),
+  };
 }

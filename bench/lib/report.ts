@@ -28,13 +28,14 @@ const f3 = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(3)}`;
 const f2 = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
 const mib = (n: number) => `${(n / MiB).toFixed(1)} MiB`;
 
-export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: { seconds: number; connections: number[]; dripMs: number; storage: string }): string {
+export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: { seconds: number; rounds: number; connections: number[]; dripMs: number; storage: string }): string {
   const lo = Math.min(...meta.connections);
   const hi = Math.max(...meta.connections);
   const lines: string[] = [];
   lines.push(`### ${r.runtime} (${r.version}): gateway vs bare ${r.runtime} proxy, same run`);
   lines.push('');
-  lines.push(`wrk -t1, ${meta.seconds} s per run; server on core 0, wrk + nginx on core 1. "added" = over calling nginx directly; SSE latency = time to last byte.`);
+  const rounds = meta.rounds > 1 ? `, bare proxy and gateway alternating, each number the median of ${meta.rounds} runs` : '';
+  lines.push(`wrk -t1, ${meta.seconds} s per run${rounds}; server on core 0, wrk + nginx on core 1. "added" = over calling nginx directly; SSE latency = time to last byte.`);
   lines.push('');
   lines.push(`| scenario | req/s @${hi} gw / bare | gw÷bare | direct p50 / p99 @${lo} | added p50 @${lo} gw / bare | added p99 @${lo} gw / bare | CPU µs/req gw / bare | verdict |`);
   lines.push('|---|---:|---:|---:|---:|---:|---:|---|');
