@@ -19,11 +19,11 @@ export interface BenchArgs {
 
 export const USAGE = `usage: node --import tsx bench/run.ts [options]
   --runtime node|bun|deno|all   runtime(s) of the gateway and its bare proxy (default node)
-  --duration 4s                 length of each measured wrk run (default 4s)
+  --duration 2s                 length of each measured wrk run (default 2s)
   --warmup 1s                   wrk warm-up before each target's runs (default 1s; 0 to skip)
-  --rounds 1                    runs per target and connection count, bare proxy and gateway
-                                alternating; each number is the median of its rounds (3 cancels
-                                most of a drifting machine's bias between the two)
+  --rounds 3                    runs per target and connection count, bare proxy and gateway
+                                alternating; each number is the median of its rounds (default 3;
+                                1: one run each, bare proxy first)
   --connections 8,64            connection counts; latency is read at the lowest, req/s at the highest
   --scenarios a,b               subset of: openai-list, claude-anthropic-json, claude-anthropic-sse,
                                 gemini-gemini-sse, claude-openai-json, claude-openai-sse,
@@ -47,7 +47,7 @@ export function parseDuration(text: string): number {
 }
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { runtimes: ['node'], seconds: 4, warmupSeconds: 1, rounds: 1, connections: [8, 64], ttfbCount: 50, dripMs: 20, storage: 'memory', keepTemp: false };
+  const args: BenchArgs = { runtimes: ['node'], seconds: 2, warmupSeconds: 1, rounds: 3, connections: [8, 64], ttfbCount: 50, dripMs: 20, storage: 'memory', keepTemp: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];

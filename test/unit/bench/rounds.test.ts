@@ -18,8 +18,9 @@ describe('bench rounds', () => {
     expect('cpu_us_per_req' in m).toBe(false);
   });
 
-  it('takes --rounds from 1 to 9, one by default', () => {
-    expect(parseArgs([]).rounds).toBe(1);
+  it('takes --rounds from 1 to 9, three by default', () => {
+    expect(parseArgs([]).rounds).toBe(3);
+    expect(parseArgs(['--rounds', '1']).rounds).toBe(1);
     expect(parseArgs(['--rounds', '3']).rounds).toBe(3);
     expect(() => parseArgs(['--rounds', '0'])).toThrow(/--rounds/);
     expect(() => parseArgs(['--rounds=2.5'])).toThrow(/--rounds/);
