@@ -23,7 +23,7 @@ export const USAGE = `usage: node --import tsx bench/run.ts [options]
   --warmup 1s                   wrk warm-up before each target's runs (default 1s; 0 to skip)
   --rounds 3                    runs per target and connection count, bare proxy and gateway
                                 alternating; each number is the median of its rounds (default 3;
-                                1: one run each, bare proxy first)
+                                1: one run each)
   --connections 8,64            connection counts; latency is read at the lowest, req/s at the highest
   --scenarios a,b               subset of: openai-list, claude-anthropic-json, claude-anthropic-sse,
                                 gemini-gemini-sse, claude-openai-json, claude-openai-sse,

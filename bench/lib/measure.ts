@@ -22,7 +22,7 @@ export interface LoadRun {
 export interface TargetResult {
   /** One per connection count: with --rounds above 1, the medians of its rounds. */
   runs: LoadRun[];
-  /** Every measured run, when there were several rounds. */
+  /** Every measured run of a bare proxy or gateway target, in the order run. */
   rounds?: LoadRun[];
   ttfb?: TtfbResult;
 }
@@ -96,31 +96,21 @@ export async function measureScenario(opts: MeasureOptions, scenario: Scenario, 
   ];
   const url = ([server, path]: [Server, string]) => origin(server.port) + path;
   const results: TargetResult[] = [];
-  if (opts.rounds <= 1) {
-    for (const target of targets) {
-      opts.say(`  ${scenario.name}: ${target[0].name}`);
-      if (opts.warmupSeconds > 0) await runWrk(opts.wrk, opts.loadCpu, url(target), scenario.name, Math.max(...opts.connections), opts.warmupSeconds);
-      const runs: LoadRun[] = [];
-      for (const c of opts.connections) runs.push(await load(opts, url(target), scenario, c, target[0]));
-      results.push({ runs });
-    }
-  } else {
-    // Alternating the two targets, and which goes first, spreads a drifting machine's speed
-    // over both instead of loading it onto whichever ran later.
-    for (const target of targets) {
-      if (opts.warmupSeconds > 0) await runWrk(opts.wrk, opts.loadCpu, url(target), scenario.name, Math.max(...opts.connections), opts.warmupSeconds);
-      results.push({ runs: [], rounds: [] });
-    }
-    for (const c of opts.connections) {
-      for (let round = 0; round < opts.rounds; round++) {
-        const order = round % 2 === 0 ? [0, 1] : [1, 0];
-        for (const t of order) {
-          opts.say(`  ${scenario.name}: ${targets[t]![0].name}, round ${round + 1} of ${opts.rounds}`);
-          results[t]!.rounds!.push(await load(opts, url(targets[t]!), scenario, c, targets[t]![0]));
-        }
+  for (const target of targets) {
+    if (opts.warmupSeconds > 0) await runWrk(opts.wrk, opts.loadCpu, url(target), scenario.name, Math.max(...opts.connections), opts.warmupSeconds);
+    results.push({ runs: [], rounds: [] });
+  }
+  // Alternating the two targets, and which goes first, spreads a drifting machine's speed over
+  // both instead of loading it onto whichever ran later.
+  for (const c of opts.connections) {
+    for (let round = 0; round < opts.rounds; round++) {
+      for (const t of round % 2 === 0 ? [0, 1] : [1, 0]) {
+        const [server] = targets[t]!;
+        opts.say(`  ${scenario.name}: ${server.name}${opts.rounds > 1 ? `, round ${round + 1} of ${opts.rounds}` : ''}`);
+        results[t]!.rounds!.push(await load(opts, url(targets[t]!), scenario, c, server));
       }
-      for (const result of results) result.runs.push(medianRun(result.rounds!.filter((run) => run.connections === c)));
     }
+    for (const result of results) result.runs.push(medianRun(result.rounds!.filter((run) => run.connections === c)));
   }
   const result: ScenarioResult = { direct, bare: results[0]!, gateway: results[1]! };
 
