@@ -2,7 +2,7 @@ import { isGatewayError } from '../errors.ts';
 import type { ClientSignal } from '../http/client-signal.ts';
 import { type Stage, stageStream } from '../http/stage.ts';
 import type { StreamEvent, Usage } from '../ir.ts';
-import type { Reservation } from './types.ts';
+import type { CallOutcome, Reservation } from './types.ts';
 
 export interface StreamMeterInfo {
   /** performance.now() when the request arrived. */
@@ -33,15 +33,16 @@ export function createStreamMeter(reservation: Reservation, info: StreamMeterInf
     if (done) return;
     done = true;
     info.signal.removeEventListener('abort', onAbort);
-    reservation.settle({
-      ...(info.provider !== undefined && { provider: info.provider }),
-      ...(info.upstreamModel !== undefined && { upstreamModel: info.upstreamModel }),
-      status,
-      ...(usage && { usage: { ...usage, inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 } }),
-      latencyMs: performance.now() - info.started,
-      ...(ttfbMs !== undefined && { ttfbMs }),
-      aborted,
-    });
+    const outcome: CallOutcome = { status, latencyMs: performance.now() - info.started, aborted };
+    if (info.provider !== undefined) outcome.provider = info.provider;
+    if (info.upstreamModel !== undefined) outcome.upstreamModel = info.upstreamModel;
+    if (usage) {
+      outcome.usage = Object.assign({}, usage) as Usage;
+      outcome.usage.inputTokens = usage.inputTokens ?? 0;
+      outcome.usage.outputTokens = usage.outputTokens ?? 0;
+    }
+    if (ttfbMs !== undefined) outcome.ttfbMs = ttfbMs;
+    reservation.settle(outcome);
   };
   const onAbort = () => finish(true);
   if (info.signal.aborted) queueMicrotask(onAbort);
@@ -50,9 +51,7 @@ export function createStreamMeter(reservation: Reservation, info: StreamMeterInf
   return {
     push(event, emit) {
       ttfbMs ??= performance.now() - info.started;
-      if (event.type === 'start' && event.usage) usage = { ...usage, ...event.usage };
-      else if (event.type === 'usage') usage = { ...usage, ...event.usage };
-      else if (event.type === 'finish') usage = { ...usage, ...event.usage };
+      if ((event.type === 'start' && event.usage) || event.type === 'usage' || event.type === 'finish') usage = Object.assign(usage ?? {}, event.usage);
       else if (event.type === 'error') status = event.error.status;
       emit(event);
     },

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.ts';
 import type { KeyRecord } from '../keys.ts';
 import { costNanoUsd, totalTokens, usdToNano, worstCaseNanoUsd, type PriceTable } from './prices.ts';
-import type { CallInfo, Clock, Counter, CounterChange, Meter, RateLimiter, Reservation, UsageSink } from './types.ts';
+import type { CallInfo, Clock, Counter, CounterChange, Meter, RateLimiter, Reservation, UsageRecord, UsageSink } from './types.ts';
 import { systemClock } from './types.ts';
 
 export interface MeterOptions {
@@ -77,18 +77,16 @@ export function createMeter(options: MeterOptions): Meter {
           const changes: CounterChange[] = [];
           for (const counter of counters) {
             const tokens = used ? totalTokens(used) : unknown ? counter.amount : 0;
-            if (counter.name.startsWith('tpm:')) changes.push({ ...pick(counter), reserved: counter.amount, actual: tokens });
-            if (counter.name.startsWith('budget:')) changes.push({ ...pick(counter), reserved: counter.amount, actual: cost });
+            if (counter.name.startsWith('tpm:')) changes.push(changeOf(counter, tokens));
+            if (counter.name.startsWith('budget:')) changes.push(changeOf(counter, cost));
           }
           if (changes.length) limiter.settle(call.requestId, at, changes).catch(onError);
-          usage.add({
+          const record: UsageRecord = {
             requestId: call.requestId,
             time: admittedAt,
             keyId: key.id,
             family: call.family,
             model: call.model,
-            ...(outcome.provider !== undefined && { provider: outcome.provider }),
-            ...(outcome.upstreamModel !== undefined && { upstreamModel: outcome.upstreamModel }),
             status: outcome.status,
             inputTokens: used?.inputTokens ?? 0,
             outputTokens: used?.outputTokens ?? 0,
@@ -96,9 +94,12 @@ export function createMeter(options: MeterOptions): Meter {
             cacheWriteTokens: used?.cacheWriteTokens ?? 0,
             costNanoUsd: cost,
             latencyMs: Math.round(outcome.latencyMs),
-            ...(outcome.ttfbMs !== undefined && { ttfbMs: Math.round(outcome.ttfbMs) }),
             aborted: outcome.aborted,
-          });
+          };
+          if (outcome.provider !== undefined) record.provider = outcome.provider;
+          if (outcome.upstreamModel !== undefined) record.upstreamModel = outcome.upstreamModel;
+          if (outcome.ttfbMs !== undefined) record.ttfbMs = Math.round(outcome.ttfbMs);
+          usage.add(record);
         },
       };
       return reservation;
@@ -106,24 +107,26 @@ export function createMeter(options: MeterOptions): Meter {
   };
 }
 
-function pick(counter: Counter): Pick<CounterChange, 'name' | 'windowMs'> {
-  return counter.windowMs === undefined ? { name: counter.name } : { name: counter.name, windowMs: counter.windowMs };
+function changeOf(counter: Counter, actual: number): CounterChange {
+  const change: CounterChange = { name: counter.name, reserved: counter.amount, actual };
+  if (counter.windowMs !== undefined) change.windowMs = counter.windowMs;
+  return change;
 }
 
 function refusal(key: KeyRecord, counter: Counter, retryAfterMs: number | undefined): GatewayError {
   const retryAfter = retryAfterMs === undefined ? undefined : Math.max(1, Math.ceil(retryAfterMs / 1000));
   const opts = retryAfter === undefined ? {} : { retryAfter };
   if (counter.name.startsWith('rpm:')) {
-    return new GatewayError('rate_limit', `Rate limit reached: this API key allows ${key.rpm} requests per minute`, { ...opts, code: 'rate_limit_exceeded' });
+    return new GatewayError('rate_limit', `Rate limit reached: this API key allows ${key.rpm} requests per minute`, Object.assign({ code: 'rate_limit_exceeded' }, opts));
   }
   if (counter.name.startsWith('tpm:')) {
     const what = `this API key allows ${key.tpm} tokens per minute and this request reserves ${counter.amount} (estimated input + max output tokens)`;
     return retryAfter === undefined
       ? new GatewayError('rate_limit', `Token limit: ${what}; lower the max output tokens`, { code: 'tokens_exceed_limit' })
-      : new GatewayError('rate_limit', `Token limit reached: ${what}`, { ...opts, code: 'tokens_exceeded' });
+      : new GatewayError('rate_limit', `Token limit reached: ${what}`, Object.assign({ code: 'tokens_exceeded' }, opts));
   }
   const budget = `$${key.budgetUsd}`;
   return retryAfter === undefined
     ? new GatewayError('rate_limit', `Budget exhausted: this API key's budget of ${budget} cannot cover this request's worst-case cost`, { code: 'budget_exceeded' })
-    : new GatewayError('rate_limit', `Budget busy: requests in flight hold the rest of this API key's budget of ${budget}`, { ...opts, code: 'budget_reserved' });
+    : new GatewayError('rate_limit', `Budget busy: requests in flight hold the rest of this API key's budget of ${budget}`, Object.assign({ code: 'budget_reserved' }, opts));
 }

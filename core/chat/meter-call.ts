@@ -1,5 +1,5 @@
 import { createStreamMeter } from '../accounting/meter-stream.ts';
-import type { Reservation } from '../accounting/types.ts';
+import type { CallOutcome, Reservation } from '../accounting/types.ts';
 import type { CatalogModel } from '../catalog.ts';
 import type { RequestContext } from '../context.ts';
 import { Reply, readerOfBody } from '../http/reply.ts';
@@ -39,17 +39,20 @@ export function meterOutcome(ctx: RequestContext, outcome: ChatOutcome, reservat
   }
   if (outcome.kind === 'stream') {
     const events = outcome.events.pipe(createStreamMeter(reservation, { started: ctx.started, provider, upstreamModel, signal: ctx.signal }));
-    return { ...outcome, events };
+    return { kind: 'stream', events, target: outcome.target };
   }
   const { reply } = outcome;
   const ttfbMs = performance.now() - ctx.started;
-  const settle = (usage: Usage | undefined, aborted: boolean) =>
-    reservation.settle({ provider, upstreamModel, status: reply.status, ...(usage && { usage }), latencyMs: performance.now() - ctx.started, ttfbMs, aborted });
+  const settle = (usage: Usage | undefined, aborted: boolean) => {
+    const outcome: CallOutcome = { provider, upstreamModel, status: reply.status, latencyMs: performance.now() - ctx.started, ttfbMs, aborted };
+    if (usage) outcome.usage = usage;
+    reservation.settle(outcome);
+  };
   const { body } = reply;
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
     settle(body === null ? undefined : readPassthroughUsage(body, family), false);
     return outcome;
   }
   const tapped = tapPassthroughUsage(readerOfBody(body), family, settle);
-  return { ...outcome, reply: new Reply(reply.status, reply.headers, tapped) };
+  return { kind: 'reply', reply: new Reply(reply.status, reply.headers, tapped), target: outcome.target };
 }

@@ -68,10 +68,14 @@ async function runRoutes(call: ChatCall): Promise<ChatOutcome> {
     try {
       const pass = call.passthrough && selectPassthrough(upstream, target, call.family);
       if (pass) {
-        return { kind: 'reply', reply: await runPassthrough(ctx, upstream, pass, { ...call.passthrough!, target, warn: (message) => call.warnings.push(message) }), target };
+        const passCall = Object.assign({}, call.passthrough!) as PassthroughCall;
+        passCall.target = target;
+        passCall.warn = (message) => void call.warnings.push(message);
+        return { kind: 'reply', reply: await runPassthrough(ctx, upstream, pass, passCall), target };
       }
       ir ??= call.request();
-      const req: ChatRequest = { ...ir, model: target.upstreamModel };
+      const req = Object.assign({}, ir);
+      req.model = target.upstreamModel;
       const routeWarnings: string[] = [];
       let wire: UpstreamRequest;
       try {

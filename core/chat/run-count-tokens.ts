@@ -48,7 +48,9 @@ export async function runCountTokens(call: CountCall): Promise<CountOutcome> {
       const pass = call.passthrough && selectPassthrough(upstream, target, call.family);
       if (pass) {
         try {
-          const reply = await runPassthrough(ctx, upstream, pass, { ...call.passthrough!, target });
+          const passCall = Object.assign({}, call.passthrough!) as PassthroughCall;
+          passCall.target = target;
+          const reply = await runPassthrough(ctx, upstream, pass, passCall);
           reply.headers[TOKEN_COUNT_HEADER] = 'upstream';
           return { kind: 'reply', reply, target };
         } catch (err) {
@@ -68,7 +70,9 @@ export async function runCountTokens(call: CountCall): Promise<CountOutcome> {
       if (!upstream.countTokens) return { kind: 'count', inputTokens: estimateInputTokens(ir), source: 'estimate', target };
       const timeout = timeoutFor(ctx, target.config.timeoutMs);
       try {
-        const inputTokens = await upstream.countTokens({ ...ir, model: target.upstreamModel }, target, (request) => sendUpstream(ctx, target.provider, request, timeout));
+        const req = Object.assign({}, ir);
+        req.model = target.upstreamModel;
+        const inputTokens = await upstream.countTokens(req, target, (request) => sendUpstream(ctx, target.provider, request, timeout));
         return { kind: 'count', inputTokens, source: 'upstream', target };
       } catch (err) {
         // A counter that refuses this model or body (Bedrock has none for gpt-oss) must not turn

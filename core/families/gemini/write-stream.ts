@@ -59,8 +59,8 @@ export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<
   const take = (part: GeminiPart, own?: string): GeminiPart[] => {
     const waiting = pending;
     pending = undefined;
-    if (waiting && !own) return [{ ...part, thoughtSignature: waiting }];
-    const signed = own ? { ...part, thoughtSignature: own } : part;
+    if (waiting && !own) return [signedWith(part, waiting)];
+    const signed = own ? signedWith(part, own) : part;
     return waiting ? [{ text: '', thoughtSignature: waiting }, signed] : [signed];
   };
 
@@ -155,4 +155,11 @@ function parseArgs(json: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A copy of `part` carrying `signature`, copied then set (see test/unit/http/spread-literals.test.ts). */
+function signedWith(part: GeminiPart, signature: string): GeminiPart {
+  const signed = Object.assign({}, part);
+  signed.thoughtSignature = signature;
+  return signed;
 }

@@ -114,7 +114,8 @@ export function createAnthropicEventReader(opts: AnthropicEventReaderOptions): A
           if (event.delta?.stop_reason) reason = mapAnthropicStopReason(event.delta.stop_reason);
           if (typeof event.delta?.stop_sequence === 'string') stopSequence = event.delta.stop_sequence;
           // Cumulative numbers: output_tokens always replaces, the rest only when reported.
-          usage = { ...usage, ...readAnthropicPartialUsage(event.usage) };
+          // `usage` is this reader's own object (what it emits are copies), so it is updated in place.
+          Object.assign(usage, readAnthropicPartialUsage(event.usage));
           return;
         }
         case 'message_stop':

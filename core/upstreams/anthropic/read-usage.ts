@@ -18,7 +18,11 @@ export function readAnthropicPartialUsage(usage: AnthropicUsage | null | undefin
 }
 
 export function completeUsage(partial: Partial<Usage>): Usage {
-  return { ...partial, inputTokens: partial.inputTokens ?? 0, outputTokens: partial.outputTokens ?? 0 };
+  // Copied, then completed, not `{ ...partial, … }` (see test/unit/http/spread-literals.test.ts).
+  const usage = Object.assign({}, partial) as Usage;
+  usage.inputTokens = partial.inputTokens ?? 0;
+  usage.outputTokens = partial.outputTokens ?? 0;
+  return usage;
 }
 
 export function readAnthropicUsage(usage: AnthropicUsage | null | undefined): Usage {

@@ -1,7 +1,7 @@
 /** @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html */
 import { GatewayError } from '../../errors.ts';
 import type { BlockStart, FinishReason, StreamEvent, Usage } from '../../ir.ts';
-import { createAnthropicEventReader } from '../anthropic/index.ts';
+import { completeUsage, createAnthropicEventReader } from '../anthropic/index.ts';
 import { type EventStreamFrame, readEventStream } from './event-stream.ts';
 import { mapBedrockStopReason } from './map-stop-reason.ts';
 import { readBedrockFrame, readChunkText } from './read-frame.ts';
@@ -93,7 +93,7 @@ export function readBedrockConverseStream(provider: string, model: string): Tran
   };
   const finish = (emit: Emit) => {
     close(emit);
-    emit({ type: 'finish', reason: reason ?? 'stop', ...(stopSequence !== undefined ? { stopSequence } : {}), usage: { ...usage, inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 } });
+    emit({ type: 'finish', reason: reason ?? 'stop', ...(stopSequence !== undefined ? { stopSequence } : {}), usage: completeUsage(usage) });
   };
 
   const delta = (payload: Record<string, unknown>, emit: Emit) => {
@@ -149,7 +149,8 @@ export function readBedrockConverseStream(provider: string, model: string): Tran
           return close(emit);
         }
         case 'metadata':
-          usage = { ...usage, ...readBedrockPartialUsage(p.usage as BedrockUsage | undefined) };
+          // This reader's own object (what it emits are copies): updated in place.
+          Object.assign(usage, readBedrockPartialUsage(p.usage as BedrockUsage | undefined));
           // Usage comes after messageStop: that is the moment the answer is complete.
           if (stopped) finish(emit);
           else emit({ type: 'usage', usage: { ...usage } });
