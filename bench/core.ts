@@ -3,7 +3,8 @@
  * request, without sockets or other processes (bench/lib/core-probe.ts). Bytes allocated per
  * request (Node) are exact and repeat to within ~0.5 KiB between runs, so they show a change's
  * effect on a machine too noisy for wrk ratios; time per request is the best of seven rounds.
- * On Bun the probe runs the same sources and reports time only.
+ * On Bun the probe runs the same sources as the Bun adapter would (Bun's Request and Response) and
+ * reports time only.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';

@@ -7,9 +7,10 @@
  * is collected while they are counted); time per request is the best of several rounds.
  *
  * Run by bench/core.ts under `node --expose-gc` with semi-spaces large enough that the counted
- * requests fit in the young generation, or under Bun (time only; still with the Node adapter's
- * request and client, so without the timer and AbortController core adds per call behind Bun's
- * fetch). Prints one JSON line per scenario.
+ * requests fit in the young generation, or under Bun (time only), where it plays the Bun adapter
+ * instead: Bun's own `Request` in, `writeBunResponse` out, and an upstream answering web
+ * `Response`s, so core adds its per-call AbortController, listener and header timer as it does
+ * behind Bun's `fetch`. Prints one JSON line per scenario.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,10 +42,7 @@ const files = new Map(Object.values(ANSWERS).map(([file]) => [file, new Uint8Arr
  */
 const fakeFetch: UpstreamFetch = Object.assign(
   async (url: string, init: UpstreamInit) => {
-    const path = new URL(url).pathname;
-    const prefix = Object.keys(ANSWERS).find((p) => path.startsWith(p));
-    if (!prefix) throw new Error(`core probe: no canned answer for ${url}`);
-    const [file, type] = ANSWERS[prefix]!;
+    const [file, type] = answerFor(url);
     const onAbort = () => {};
     init.signal?.addEventListener('abort', onAbort, { once: true });
     init.signal?.removeEventListener('abort', onAbort);
@@ -52,6 +50,25 @@ const fakeFetch: UpstreamFetch = Object.assign(
   },
   { enforcesHeadersTimeout: true },
 );
+
+/** Bun's `fetch` as core sees it: a web Response whose body arrives in two reads; no header timer of its own. */
+const webFetch: UpstreamFetch = async (url: string) => {
+  const [file, type] = answerFor(url);
+  const body = files.get(file)!;
+  const chunks = [body.subarray(0, body.byteLength >> 1), body.subarray(body.byteLength >> 1)];
+  let next = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull: (controller) => (next < chunks.length ? controller.enqueue(chunks[next++]!) : controller.close()),
+  });
+  return new Response(stream, { headers: { 'content-type': type } });
+};
+
+function answerFor(url: string): [file: string, type: string] {
+  const path = new URL(url).pathname;
+  const prefix = Object.keys(ANSWERS).find((p) => path.startsWith(p));
+  if (!prefix) throw new Error(`core probe: no canned answer for ${url}`);
+  return ANSWERS[prefix]!;
+}
 
 function cannedResponse(body: Uint8Array, type: string): UpstreamResponse {
   // Two reads, as a socket commonly splits an answer of a few KB.
@@ -111,10 +128,13 @@ function fakeRequest(url: string, init: { method: string; headers: Headers; body
   return new FakeRequest(url, init.method, init.headers, init.body);
 }
 
+const onBun = 'Bun' in globalThis;
+// Bun writes core's replies through the Bun adapter's own writer (direct streams).
+const writeBunResponse = onBun ? (await import('../../adapters/bun-response.ts')).writeBunResponse : undefined;
 let logBytes = 0;
 const gateway = await startGateway({
   configJson: JSON.stringify(gatewayConfig(1, 'memory')),
-  fetch: fakeFetch,
+  fetch: onBun ? webFetch : fakeFetch,
   // Serialised like the real access log, then dropped: the bytes are counted, nothing is written.
   log: (entry) => void (logBytes += JSON.stringify(entry).length),
   say: () => {},
@@ -126,7 +146,7 @@ const gateway = await startGateway({
  * runs. Bun's JavaScriptCore has no such count (its heap size moves with its own eager sweeps), so
  * there the probe measures time only.
  */
-const countBytes = !('Bun' in globalThis);
+const countBytes = !onBun;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (countBytes && !gc) throw new Error('core probe: run with node --expose-gc');
 // A collection inside the counted window would hide allocations: such a count is refused.
@@ -160,7 +180,15 @@ for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(','
   }
   const init = { method: scenario.method };
   const url = `http://127.0.0.1${scenario.gatewayPath}`;
+  const bunHeaders = Object.fromEntries(headers);
   const once = async (): Promise<number> => {
+    if (onBun) {
+      const request = new Request(url, { method: init.method, headers: bunHeaders, ...(body && { body }) });
+      const response = writeBunResponse!(await gateway.reply(request));
+      const answer = await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`core probe: ${scenario.name} answered ${response.status}: ${new TextDecoder().decode(answer)}`);
+      return answer.byteLength;
+    }
     const reply = (await gateway.reply(fakeRequest(url, { method: init.method, headers, ...(body && { body }) }) as never)) as Reply;
     if (reply.status !== 200) throw new Error(`core probe: ${scenario.name} answered ${reply.status}: ${String(reply.body)}`);
     const out = reply.body;

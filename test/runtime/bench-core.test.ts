@@ -26,16 +26,23 @@ describe('bench:core (the core path probe)', () => {
     expect(translated![1]).toBeGreaterThan(pass![1]!);
   }, 60_000);
 
-  it('runs the same probe on Bun, time only', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/core.ts', '--runtime', 'bun', 'claude-anthropic-sse'], {
-      cwd: ROOT,
-      env: { ...process.env, CORE_PROBE_COUNTS: '20,2,20,20' },
-    });
-    expect(stdout).toMatch(/core path per request, bun \d+\.\d+/);
-    const row = stdout.split('\n').find((line) => line.startsWith('| Claude'))!;
-    const [us, kib, bytes] = row.split('|').slice(2, 5).map((cell) => cell.trim());
-    expect(Number(us)).toBeGreaterThan(0);
-    expect(kib).toBe('—');
-    expect(Number(bytes!.replaceAll(',', ''))).toBe(statSync(join(ROOT, 'bench', 'upstream', 'anthropic-stream.sse')).size);
+  it('runs the probe on Bun through the Bun adapter (time only), with the same answers', async () => {
+    const scenarios = 'claude-anthropic-sse,claude-openai-sse';
+    const env = { ...process.env, CORE_PROBE_COUNTS: '20,2,20,20' };
+    const [bun, node] = await Promise.all([
+      run(process.execPath, ['--import', 'tsx', 'bench/core.ts', '--runtime', 'bun', scenarios], { cwd: ROOT, env }),
+      run(process.execPath, ['--import', 'tsx', 'bench/core.ts', scenarios], { cwd: ROOT, env }),
+    ]);
+    expect(bun.stdout).toMatch(/core path per request, bun \d+\.\d+/);
+    const rowsOf = (stdout: string) => stdout.split('\n').filter((line) => line.startsWith('| Claude')).map((row) => row.split('|').slice(2, 5).map((cell) => cell.trim()));
+    const rows = rowsOf(bun.stdout);
+    expect(rows).toHaveLength(2);
+    for (const [us, kib] of rows) {
+      expect(Number(us)).toBeGreaterThan(0);
+      expect(kib).toBe('—');
+    }
+    expect(Number(rows[0]![2]!.replaceAll(',', ''))).toBe(statSync(join(ROOT, 'bench', 'upstream', 'anthropic-stream.sse')).size);
+    // Bun's Request in and Response out (writeBunResponse) give the client what the Node path gives.
+    expect(rows.map((row) => row[2])).toEqual(rowsOf(node.stdout).map((row) => row[2]));
   }, 60_000);
 });
