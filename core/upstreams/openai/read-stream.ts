@@ -3,6 +3,7 @@ import { GatewayError, isGatewayError } from '../../errors.ts';
 import { emptyUsage, type ChatRequest, type FinishReason, type StreamEvent, type Usage } from '../../ir.ts';
 import { createSseReader, type SseMessage } from '../../http/sse-read.ts';
 import { pipeStages, type Stage, stageStream } from '../../http/stage.ts';
+import { ChunkTemplate } from './chunk-template.ts';
 import { mapOpenAIFinishReason } from './map-finish-reason.ts';
 import { readOpenAIErrorBody } from './read-error.ts';
 import { readThinkTags } from './read-think-tags.ts';
@@ -75,20 +76,44 @@ export function createOpenAIChunkReader(req: ChatRequest, name: string): Stage<S
     }
   };
 
+  // Chunks that repeat the last text-only chunk but for its text are read without JSON.parse (see
+  // ChunkTemplate). Hosts whose chunks all differ elsewhere (OpenAI's random `obfuscation`) get a
+  // few templates that never match, then no more.
+  let template: ChunkTemplate | undefined;
+  let unusedTemplates = 0;
+
   const read = (message: SseMessage) => {
-    if (message.data.trim() === '[DONE]') {
+    const data = message.data;
+    const filled = template && message.event !== 'error' ? template.fill(data) : undefined;
+    if (filled) {
+      unusedTemplates = 0;
+      readChunk(filled);
+      return;
+    }
+    if (data.trim() === '[DONE]') {
       if (!started) throw new GatewayError('upstream', `Upstream ${name}: stream ended before any data`);
       end();
       return;
     }
     let chunk: OpenAIChatCompletion;
     try {
-      chunk = JSON.parse(message.data) as OpenAIChatCompletion;
+      chunk = JSON.parse(data) as OpenAIChatCompletion;
     } catch (err) {
       throw new GatewayError('upstream', `Upstream ${name}: stream data is not JSON`, { cause: err });
     }
     if (typeof chunk !== 'object' || chunk === null) return;
     if (message.event === 'error' || chunk.error !== undefined) throw readOpenAIErrorBody(chunk, name);
+    readChunk(chunk);
+    if (started && unusedTemplates < MAX_UNUSED_TEMPLATES) {
+      const learned = ChunkTemplate.learn(data, chunk);
+      if (learned) {
+        template = learned;
+        unusedTemplates++;
+      }
+    }
+  };
+
+  const readChunk = (chunk: OpenAIChatCompletion) => {
     if (!started) {
       started = true;
       streamId = typeof chunk.id === 'string' ? chunk.id : '';
@@ -132,6 +157,9 @@ export function createOpenAIChunkReader(req: ChatRequest, name: string): Stage<S
   };
   return stage;
 }
+
+/** Templates learned in a row without one chunk read through them, after which none are learned. */
+const MAX_UNUSED_TEMPLATES = 3;
 
 function randomStem(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(6));
