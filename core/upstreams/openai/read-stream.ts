@@ -1,9 +1,10 @@
 /** @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming */
 import { GatewayError, isGatewayError } from '../../errors.ts';
 import { emptyUsage, type ChatRequest, type FinishReason, type StreamEvent, type Usage } from '../../ir.ts';
+import type { JsonTemplate } from '../../http/json-template.ts';
 import { createSseReader, type SseMessage } from '../../http/sse-read.ts';
 import { pipeStages, type Stage, stageStream } from '../../http/stage.ts';
-import { ChunkTemplate } from './chunk-template.ts';
+import { learnChunkTemplate } from './chunk-template.ts';
 import { mapOpenAIFinishReason } from './map-finish-reason.ts';
 import { readOpenAIErrorBody } from './read-error.ts';
 import { readThinkTags } from './read-think-tags.ts';
@@ -77,9 +78,9 @@ export function createOpenAIChunkReader(req: ChatRequest, name: string): Stage<S
   };
 
   // Chunks that repeat the last text-only chunk but for its text are read without JSON.parse (see
-  // ChunkTemplate). Hosts whose chunks all differ elsewhere (OpenAI's random `obfuscation`) get a
+  // JsonTemplate). Hosts whose chunks all differ elsewhere (OpenAI's random `obfuscation`) get a
   // few templates that never match, then no more.
-  let template: ChunkTemplate | undefined;
+  let template: JsonTemplate<OpenAIChatCompletion> | undefined;
   let unusedTemplates = 0;
 
   const read = (message: SseMessage) => {
@@ -105,7 +106,7 @@ export function createOpenAIChunkReader(req: ChatRequest, name: string): Stage<S
     if (message.event === 'error' || chunk.error !== undefined) throw readOpenAIErrorBody(chunk, name);
     readChunk(chunk);
     if (started && unusedTemplates < MAX_UNUSED_TEMPLATES) {
-      const learned = ChunkTemplate.learn(data, chunk);
+      const learned = learnChunkTemplate(data, chunk);
       if (learned) {
         template = learned;
         unusedTemplates++;

@@ -2,16 +2,16 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import type { ChatRequest, StreamEvent } from '../../../../core/ir.ts';
-import { ChunkTemplate } from '../../../../core/upstreams/openai/chunk-template.ts';
+import { learnChunkTemplate } from '../../../../core/upstreams/openai/chunk-template.ts';
 import { createOpenAIChunkReader, readOpenAIStream } from '../../../../core/upstreams/openai/read-stream.ts';
 import type { OpenAIChatCompletion } from '../../../../core/upstreams/openai/types.ts';
 import { readInPieces } from '../../../helpers/streams.ts';
 
 const VLLM = (text: string) =>
   `{"id":"chatcmpl-7","object":"chat.completion.chunk","created":1700000000,"model":"openai/gpt-oss-120b","choices":[{"index":0,"delta":{"content":${text}},"logprobs":null,"finish_reason":null}]}`;
-const learnFrom = (data: string) => ChunkTemplate.learn(data, JSON.parse(data) as OpenAIChatCompletion);
+const learnFrom = (data: string) => learnChunkTemplate(data, JSON.parse(data) as OpenAIChatCompletion);
 
-describe('ChunkTemplate', () => {
+describe('learnChunkTemplate (JsonTemplate over OpenAI chunks)', () => {
   it('reads a chunk that differs only in its text exactly as JSON.parse does', () => {
     const template = learnFrom(VLLM('"The"'))!;
     expect(template).toBeDefined();
