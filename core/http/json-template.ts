@@ -39,8 +39,10 @@ export class JsonTemplate<T> {
   static learn<T>(data: string, key: string, holderOf: (parsed: T) => unknown): JsonTemplate<T> | undefined {
     const span = findStringValue(data, key);
     if (!span) return undefined;
-    const before = data.slice(0, span.start);
-    const after = data.slice(span.end);
+    // Copies, not slices: a slice would keep the whole decoded upstream read alive as long as the
+    // template (the stream's life).
+    const before = copyOf(data.slice(0, span.start));
+    const after = copyOf(data.slice(span.end));
     let value: T;
     try {
       value = JSON.parse(`${before}${PROBE}${after}`) as T;
@@ -87,6 +89,11 @@ function findStringValue(data: string, key: string): { start: number; end: numbe
     else if (c === 0x22) return { start, end: j };
   }
   return undefined;
+}
+
+/** A string with its own storage (V8 flattens the concatenation into a new string before slicing it). */
+function copyOf(text: string): string {
+  return `${text} `.slice(0, -1);
 }
 
 function skipSpace(text: string, i: number): number {
