@@ -234,3 +234,12 @@ export type StreamEvent =
   | { type: 'error'; error: GatewayError };
 
 export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0 });
+
+/** A copy of `partial` with the two required counts filled in (0 when missing). */
+export function completeUsage(partial: Partial<Usage>): Usage {
+  // Copied, then completed, not `{ ...partial, … }` (see test/unit/http/spread-literals.test.ts).
+  const usage = Object.assign({}, partial) as Usage;
+  usage.inputTokens = partial.inputTokens ?? 0;
+  usage.outputTokens = partial.outputTokens ?? 0;
+  return usage;
+}

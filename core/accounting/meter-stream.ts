@@ -1,7 +1,7 @@
 import { isGatewayError } from '../errors.ts';
 import type { ClientSignal } from '../http/client-signal.ts';
 import { type Stage, stageStream } from '../http/stage.ts';
-import type { StreamEvent, Usage } from '../ir.ts';
+import { completeUsage, type StreamEvent, type Usage } from '../ir.ts';
 import type { CallOutcome, Reservation } from './types.ts';
 
 export interface StreamMeterInfo {
@@ -36,11 +36,7 @@ export function createStreamMeter(reservation: Reservation, info: StreamMeterInf
     const outcome: CallOutcome = { status, latencyMs: performance.now() - info.started, aborted };
     if (info.provider !== undefined) outcome.provider = info.provider;
     if (info.upstreamModel !== undefined) outcome.upstreamModel = info.upstreamModel;
-    if (usage) {
-      outcome.usage = Object.assign({}, usage) as Usage;
-      outcome.usage.inputTokens = usage.inputTokens ?? 0;
-      outcome.usage.outputTokens = usage.outputTokens ?? 0;
-    }
+    if (usage) outcome.usage = completeUsage(usage);
     if (ttfbMs !== undefined) outcome.ttfbMs = ttfbMs;
     reservation.settle(outcome);
   };

@@ -38,5 +38,5 @@ export { readAnthropicMessage, readAnthropicBlock, type AnthropicReadOptions } f
 export { readAnthropicErrorEvent } from './read-error.ts';
 export { mapAnthropicErrorType } from './map-error-type.ts';
 export { mapAnthropicStopReason } from './map-stop-reason.ts';
-export { completeUsage, readAnthropicUsage } from './read-usage.ts';
+export { readAnthropicUsage } from './read-usage.ts';
 export type { AnthropicConfig, AnthropicMessagesBody } from './wire-types.ts';

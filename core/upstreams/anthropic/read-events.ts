@@ -1,9 +1,9 @@
 /** @see https://docs.anthropic.com/en/docs/build-with-claude/streaming */
 import { GatewayError } from '../../errors.ts';
-import type { BlockStart, FinishReason, StreamEvent, Usage, UpstreamKind } from '../../ir.ts';
+import { completeUsage, type BlockStart, type FinishReason, type StreamEvent, type Usage, type UpstreamKind } from '../../ir.ts';
 import { mapAnthropicStopReason } from './map-stop-reason.ts';
 import { readAnthropicErrorEvent } from './read-error.ts';
-import { completeUsage, readAnthropicPartialUsage } from './read-usage.ts';
+import { readAnthropicPartialUsage } from './read-usage.ts';
 import type { AnthropicResponseBlock, AnthropicUsage } from './wire-types.ts';
 
 export interface AnthropicEventReaderOptions {

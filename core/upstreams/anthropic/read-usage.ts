@@ -1,5 +1,5 @@
 /** @see https://docs.anthropic.com/en/api/messages#response-usage */
-import type { Usage } from '../../ir.ts';
+import { completeUsage, type Usage } from '../../ir.ts';
 import type { AnthropicUsage } from './wire-types.ts';
 
 const num = (v: unknown): v is number => typeof v === 'number';
@@ -15,14 +15,6 @@ export function readAnthropicPartialUsage(usage: AnthropicUsage | null | undefin
   const thinking = usage.output_tokens_details?.thinking_tokens;
   if (num(thinking)) out.reasoningTokens = thinking;
   return out;
-}
-
-export function completeUsage(partial: Partial<Usage>): Usage {
-  // Copied, then completed, not `{ ...partial, … }` (see test/unit/http/spread-literals.test.ts).
-  const usage = Object.assign({}, partial) as Usage;
-  usage.inputTokens = partial.inputTokens ?? 0;
-  usage.outputTokens = partial.outputTokens ?? 0;
-  return usage;
 }
 
 export function readAnthropicUsage(usage: AnthropicUsage | null | undefined): Usage {

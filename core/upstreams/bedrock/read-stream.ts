@@ -1,7 +1,7 @@
 /** @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html */
 import { GatewayError } from '../../errors.ts';
-import type { BlockStart, FinishReason, StreamEvent, Usage } from '../../ir.ts';
-import { completeUsage, createAnthropicEventReader } from '../anthropic/index.ts';
+import { completeUsage, type BlockStart, type FinishReason, type StreamEvent, type Usage } from '../../ir.ts';
+import { createAnthropicEventReader } from '../anthropic/index.ts';
 import { type EventStreamFrame, readEventStream } from './event-stream.ts';
 import { mapBedrockStopReason } from './map-stop-reason.ts';
 import { readBedrockFrame, readChunkText } from './read-frame.ts';
