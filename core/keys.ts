@@ -35,7 +35,8 @@ export async function createStaticKeyVerifier(keys: readonly KeyConfig[]): Promi
     // A Map lookup keyed by the digest: what varies with timing is the attacker's own hash,
     // which tells nothing about any stored key.
     async verify(presented) {
-      return byHash.get(hashPresentedKey(presented));
+      const hash = hashPresentedKey(presented);
+      return byHash.get(typeof hash === 'string' ? hash : await hash);
     },
   };
 }
@@ -44,21 +45,23 @@ const MEMO_LIMIT = 1024;
 const memo = new Map<string, string>();
 
 /**
- * SHA-256 of a presented key, remembered: the same few keys arrive on every request and the hash
- * was ~2% of a passthrough call. A pure function's memo, so nothing in it can go stale (revoking a
- * key changes what the hash maps to, not the hash). Bounded: cleared when full, so a flood of
- * random keys costs no more than hashing each, and over-long strings are never kept.
+ * SHA-256 of a presented key, remembered: the same few keys arrive on every request, and the
+ * digest is asynchronous (WebCrypto; on Node a thread-pool round trip, ~10% of a passthrough
+ * call when it ran per request). A key seen before is answered synchronously from the memo. A pure
+ * function's memo, so nothing in it can go stale (revoking a key changes what the hash maps to,
+ * not the hash). Bounded: cleared when full, so a flood of random keys costs no more than hashing
+ * each, and over-long strings are never kept.
  */
-export function hashPresentedKey(presented: string): string {
-  let hash = memo.get(presented);
-  if (hash === undefined) {
-    hash = sha256Hex(presented);
+export function hashPresentedKey(presented: string): string | Promise<string> {
+  const hash = memo.get(presented);
+  if (hash !== undefined) return hash;
+  return sha256Hex(presented).then((digest) => {
     if (presented.length <= 512) {
       if (memo.size >= MEMO_LIMIT) memo.clear();
-      memo.set(presented, hash);
+      memo.set(presented, digest);
     }
-  }
-  return hash;
+    return digest;
+  });
 }
 
 /**

@@ -35,7 +35,8 @@ export function createKeyStore(backend: KeyBackend, options: KeyStoreOptions = {
 
   return {
     async verify(presented) {
-      const hash = hashPresentedKey(presented);
+      const presentedHash = hashPresentedKey(presented);
+      const hash = typeof presentedHash === 'string' ? presentedHash : await presentedHash;
       const entry = await cache.lookup(hash, () => backend.findByHash(hash));
       return entry.match && isLive(entry.match, clock.now()) ? entry.record : undefined;
     },
