@@ -24,7 +24,7 @@ export function runtimeBin(runtime: Runtime): string | undefined {
  * esbuild options, into dist/) with the Node flags of the `start` script, so the bare proxy gets
  * the same treatment as the gateway.
  */
-function command(runtime: Runtime, entry: string, args: string[]): [string, string[]] {
+export function runtimeCommand(runtime: Runtime, entry: string, args: string[]): [string, string[]] {
   const bin = runtimeBin(runtime);
   if (!bin) throw new Error(`${runtime} is not installed (looked in node_modules and PATH; run npm install)`);
   if (runtime === 'node') return [bin, [...NODE_START.flags, buildForNode(entry), ...args]];
@@ -71,7 +71,7 @@ export async function startServer(opts: {
   stdoutFile?: string;
   stderrFile?: string;
 }): Promise<Server> {
-  const [cmd, args] = command(opts.runtime, opts.entry, opts.args ?? []);
+  const [cmd, args] = runtimeCommand(opts.runtime, opts.entry, opts.args ?? []);
   const launched = launch(opts.cpu, cmd, args, {
     env: { PORT: '0', HOST: '127.0.0.1', ...opts.env },
     ...(opts.stdoutFile && { stdoutFile: opts.stdoutFile }),

@@ -1,0 +1,176 @@
+/**
+ * `perf script -F comm,tid,time,ip,sym,dso` output (with call chains) read into samples, and the
+ * samples of one process summed per thread and, for its main thread, per "where the CPU was" and
+ * "which JavaScript function caused it". A runtime's own profiler sees only JavaScript; perf sees
+ * the native work too (JSON parsing, Headers, fetch, GC, the event loop, the kernel), and the
+ * call chain says which JavaScript function it ran for.
+ */
+export interface Frame {
+  symbol: string;
+  dso: string;
+}
+
+export interface Sample {
+  thread: string;
+  tid: number;
+  /** Seconds on the clock perf was told to use (`-k 1`: CLOCK_MONOTONIC, as process.hrtime). */
+  time: number;
+  /** Innermost first. */
+  frames: Frame[];
+}
+
+export type FrameKind = 'js' | 'runtime' | 'kernel' | 'lib';
+
+const HEADER = /^(.+?)\s+(\d+)\s+(\d+\.\d+):/;
+
+/** Calls `onSample` for each sample block (a header line, its frame lines, a blank line). */
+export function readPerfScript(lines: Iterable<string>, onSample: (s: Sample) => void): void {
+  let current: Sample | undefined;
+  for (const line of lines) {
+    if (line.trim() === '') {
+      if (current) onSample(current);
+      current = undefined;
+      continue;
+    }
+    if (line.startsWith('\t') || line.startsWith(' ')) {
+      const frame = readFrame(line);
+      if (frame && current) current.frames.push(frame);
+      continue;
+    }
+    if (current) onSample(current);
+    const head = HEADER.exec(line);
+    current = head ? { thread: head[1]!.trim(), tid: Number(head[2]), time: Number(head[3]), frames: [] } : undefined;
+  }
+  if (current) onSample(current);
+}
+
+/** "\t    7f2e6229a338 JSC-FTL: run#AB (/tmp/perf-1.map)": the symbol may hold spaces and parentheses. */
+function readFrame(line: string): Frame | undefined {
+  const text = line.trim();
+  const space = text.indexOf(' ');
+  const open = text.lastIndexOf(' (');
+  if (space === -1 || open < space || !text.endsWith(')')) return undefined;
+  return { symbol: text.slice(space + 1, open), dso: text.slice(open + 2, -1) };
+}
+
+const RUNTIME_BINARIES = new Set(['bun', 'bun.exe', 'node', 'deno']);
+
+export function frameKind(frame: Frame): FrameKind {
+  if (frame.dso === '[kernel.kallsyms]') return 'kernel';
+  // JIT code named by a perf map: Bun's (converted from JITDump) or Node's --perf-basic-prof.
+  if (/\/perf-\d+\.map$/.test(frame.dso)) return 'js';
+  const base = frame.dso.slice(frame.dso.lastIndexOf('/') + 1);
+  return RUNTIME_BINARIES.has(base) ? 'runtime' : 'lib';
+}
+
+/**
+ * A JavaScript function's name, or undefined for JIT glue (JSC thunks and inline caches, V8 stubs
+ * and bytecode handlers) and compiled regular expressions, which belong to their caller.
+ * JSC: "JSC-FTL: runPassthrough#B2tBwQ"; V8 (--perf-basic-prof): "JS:*runPassthrough file:///…/node.mjs:1556:34".
+ */
+export function jsFunctionName(symbol: string): string | undefined {
+  const jsc = /^JSC-(?:FTL|DFG|Baseline|LLInt): (.*?)(?:#\w+)?$/.exec(symbol);
+  if (jsc) return jsc[1] || '(anonymous)';
+  const v8 = /^(?:JS|LazyCompile|Function|InterpretedFunction):[*~^]?(\S*)(?: (\S+))?/.exec(symbol);
+  if (!v8) return undefined;
+  const where = v8[2] ? /([^/]+?:\d+)(?::\d+)?$/.exec(v8[2])?.[1] : undefined;
+  return `${v8[1] || '(anonymous)'}${where ? ` ${where}` : ''}`;
+}
+
+export interface ThreadProfile {
+  thread: string;
+  samples: number;
+}
+
+export interface MainThreadProfile {
+  samples: number;
+  /** Samples by the kind of code they were taken in. */
+  self: Map<FrameKind, number>;
+  /** "kind ← first JavaScript function up the chain" ("(no JavaScript)" for the event loop, GC…). */
+  byCaller: Map<string, number>;
+  /** Samples with the function anywhere on their chain, counted once per sample. */
+  inclusive: Map<string, number>;
+}
+
+export interface Attribution {
+  threads: ThreadProfile[];
+  main: MainThreadProfile;
+}
+
+const NO_JS = '(no JavaScript)';
+
+/** Sums samples taken in [from, to] seconds; the main thread is the one whose tid is `mainTid`. */
+export function createAttribution(window: { from: number; to: number; mainTid: number }): { add(sample: Sample): void; result(): Attribution } {
+  const threads = new Map<string, number>();
+  const main: MainThreadProfile = { samples: 0, self: new Map(), byCaller: new Map(), inclusive: new Map() };
+  const bump = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1);
+  return {
+    add(sample) {
+      if (sample.time < window.from || sample.time > window.to) return;
+      bump(threads, sample.tid === window.mainTid ? `${sample.thread} (main)` : sample.thread);
+      if (sample.tid !== window.mainTid || sample.frames.length === 0) return;
+      main.samples++;
+      const kind = frameKind(sample.frames[0]!);
+      bump(main.self, kind);
+      let caller: string | undefined;
+      const seen = new Set<string>();
+      for (const frame of sample.frames) {
+        if (frameKind(frame) !== 'js') continue;
+        const name = jsFunctionName(frame.symbol);
+        if (name === undefined) continue;
+        caller ??= name;
+        if (!seen.has(name)) {
+          seen.add(name);
+          bump(main.inclusive, name);
+        }
+      }
+      bump(main.byCaller, `${kind} ← ${caller ?? NO_JS}`);
+    },
+    result() {
+      return { threads: [...threads].map(([thread, samples]) => ({ thread, samples })).sort((a, b) => b.samples - a.samples), main };
+    },
+  };
+}
+
+/** Markdown tables; times as µs of CPU per request (samples ÷ frequency ÷ requests). */
+export function attributionMarkdown(a: Attribution, opts: { frequency: number; requests: number; top: number }): string {
+  const us = (samples: number) => ((samples / opts.frequency / opts.requests) * 1e6).toFixed(1);
+  const pct = (samples: number, of: number) => `${((100 * samples) / Math.max(1, of)).toFixed(1)}%`;
+  const rows = (map: Map<string, number>, of: number) =>
+    [...map]
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, opts.top)
+      .map(([name, n]) => `| ${name.replace(/\|/g, '\\|')} | ${us(n)} | ${pct(n, of)} |`);
+  const allThreads = a.threads.reduce((n, t) => n + t.samples, 0);
+  const m = a.main;
+  return [
+    '| thread | µs/request | share |',
+    '|---|---:|---:|',
+    ...a.threads.map((t) => `| ${t.thread} | ${us(t.samples)} | ${pct(t.samples, allThreads)} |`),
+    '',
+    'Main thread, where the samples were taken:',
+    '',
+    '| code | µs/request | share of main |',
+    '|---|---:|---:|',
+    ...rows(new Map([...m.self].map(([k, n]) => [KIND_LABEL[k], n])), m.samples),
+    '',
+    'Main thread, by the innermost JavaScript function on the chain (what the native, kernel or JIT time ran for):',
+    '',
+    '| code ← JavaScript | µs/request | share of main |',
+    '|---|---:|---:|',
+    ...rows(m.byCaller, m.samples),
+    '',
+    'Main thread, JavaScript functions inclusive (their callees, native ones too):',
+    '',
+    '| function | µs/request | share of main |',
+    '|---|---:|---:|',
+    ...rows(m.inclusive, m.samples),
+  ].join('\n');
+}
+
+const KIND_LABEL: Record<FrameKind, string> = {
+  js: 'JIT-compiled JavaScript',
+  runtime: 'runtime binary (interpreter, builtins, GC, HTTP, event loop)',
+  kernel: 'kernel',
+  lib: 'shared libraries (libc…)',
+};

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { readJitDump, writePerfMap } from '../../../bench/lib/jitdump.ts';
+import { attributionMarkdown, createAttribution, frameKind, jsFunctionName, readPerfScript, type Sample } from '../../../bench/lib/perf-samples.ts';
+
+/** A JITDump as JSC writes it: header, then records (CODE_LOAD = 0), little-endian. */
+function jitDump(records: Array<{ id: number; address?: bigint; name?: string; code?: number; size?: number }>): Uint8Array {
+  const parts: number[] = [];
+  const u32 = (n: number) => parts.push(n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff);
+  const u64 = (n: bigint) => {
+    for (let i = 0n; i < 8n; i++) parts.push(Number((n >> (8n * i)) & 0xffn));
+  };
+  u32(0x4a695444), u32(1), u32(40), u32(62), u32(0), u32(1234), u64(1n), u64(0n);
+  for (const r of records) {
+    const name = new TextEncoder().encode(r.name ?? '');
+    const code = r.code ?? 0;
+    const body = r.id === 0 ? 40 + name.length + 1 + code : 8;
+    u32(r.id), u32(r.size ?? 16 + body), u64(2n);
+    if (r.id === 0) {
+      u32(1234), u32(1235), u64(r.address!), u64(r.address!), u64(BigInt(code)), u64(7n);
+      parts.push(...name, 0, ...new Array<number>(code).fill(0x90));
+    } else u64(0n);
+  }
+  return new Uint8Array(parts);
+}
+
+describe('readJitDump', () => {
+  it("reads JSC's code-load records as perf map symbols and skips other records", () => {
+    const bytes = jitDump([
+      { id: 0, address: 0x7f2e62298000n, name: 'JSC-Thunk: DefaultCall', code: 16 },
+      { id: 3 },
+      { id: 0, address: 0x7f2e6234c100n, name: 'JSC-FTL: runPassthrough#B2tBwQ', code: 64 },
+    ]);
+    const symbols = readJitDump(bytes);
+    expect(symbols).toEqual([
+      { address: 0x7f2e62298000n, size: 16n, name: 'JSC-Thunk: DefaultCall' },
+      { address: 0x7f2e6234c100n, size: 64n, name: 'JSC-FTL: runPassthrough#B2tBwQ' },
+    ]);
+    expect(writePerfMap(symbols)).toBe('7f2e62298000 10 JSC-Thunk: DefaultCall\n7f2e6234c100 40 JSC-FTL: runPassthrough#B2tBwQ\n');
+  });
+
+  it('stops at a record cut short (a process killed while writing) and refuses other files', () => {
+    const whole = jitDump([{ id: 0, address: 0x1000n, name: 'JSC-DFG: a#X', code: 8 }, { id: 0, address: 0x2000n, name: 'JSC-DFG: b#Y', code: 8 }]);
+    expect(readJitDump(whole.subarray(0, whole.length - 4)).map((s) => s.name)).toEqual(['JSC-DFG: a#X']);
+    expect(() => readJitDump(new TextEncoder().encode('not a dump at all'))).toThrow(/JiTD/);
+  });
+});
+
+const SCRIPT = [
+  'bun  100  10.500000: ',
+  '\t    7f0000001000 JSC-FTL: spliceTopLevel#AAA (/tmp/perf-100.map)',
+  '\t    7f0000002000 JSC-Thunk: CallTrampoline (/tmp/perf-100.map)',
+  '\t    7f0000003000 JSC-FTL: runPassthrough#BBB (/tmp/perf-100.map)',
+  '\t         1a44ff1 [unknown] (/work/node_modules/bun/bin/bun.exe)',
+  '',
+  'bun  100  10.600000: ',
+  '\t         1b00000 [unknown] (/work/node_modules/bun/bin/bun.exe)',
+  '\t    7f0000004000 JSC-YarrJIT: /^\\/api\\/(x|y)$/ (/tmp/perf-100.map)',
+  '\t    7f0000003000 JSC-FTL: runPassthrough#BBB (/tmp/perf-100.map)',
+  '\t    7f0000005000 JSC-DFG: runPassthrough#BBB (/tmp/perf-100.map)',
+  '',
+  'bun  100  10.700000: ',
+  '\tffffffff81000130 entry_SYSCALL_64_after_hwframe ([kernel.kallsyms])',
+  '\t           d4ad7 __send (/usr/lib/x86_64-linux-gnu/libc.so.6)',
+  '',
+  'HTTP Client  101  10.650000: ',
+  '\tffffffff81000130 tcp_sendmsg ([kernel.kallsyms])',
+  '',
+  'bun  100  12.000000: ',
+  '\t    7f0000001000 JSC-FTL: spliceTopLevel#AAA (/tmp/perf-100.map)',
+  '',
+];
+
+function samples(lines: string[]): Sample[] {
+  const out: Sample[] = [];
+  readPerfScript(lines, (s) => out.push(s));
+  return out;
+}
+
+describe('readPerfScript', () => {
+  it('reads thread names with spaces, and symbols with spaces and parentheses', () => {
+    const read = samples(SCRIPT);
+    expect(read.map((s) => [s.thread, s.tid, s.time, s.frames.length])).toEqual([
+      ['bun', 100, 10.5, 4],
+      ['bun', 100, 10.6, 4],
+      ['bun', 100, 10.7, 2],
+      ['HTTP Client', 101, 10.65, 1],
+      ['bun', 100, 12, 1],
+    ]);
+    expect(read[1]!.frames[1]).toEqual({ symbol: 'JSC-YarrJIT: /^\\/api\\/(x|y)$/', dso: '/tmp/perf-100.map' });
+  });
+});
+
+describe('frame names', () => {
+  it('tells JIT code, the runtime binary, the kernel and libraries apart', () => {
+    expect(frameKind({ symbol: 'x', dso: '/tmp/perf-100.map' })).toBe('js');
+    expect(frameKind({ symbol: '[unknown]', dso: '/a/node_modules/bun/bin/bun.exe' })).toBe('runtime');
+    expect(frameKind({ symbol: 'Builtins_JSEntry', dso: '/usr/local/bin/node' })).toBe('runtime');
+    expect(frameKind({ symbol: 'tcp_sendmsg', dso: '[kernel.kallsyms]' })).toBe('kernel');
+    expect(frameKind({ symbol: '__send', dso: '/usr/lib/x86_64-linux-gnu/libc.so.6' })).toBe('lib');
+  });
+
+  it("names JSC's and V8's JavaScript functions, and leaves glue and regular expressions to their caller", () => {
+    expect(jsFunctionName('JSC-FTL: runPassthrough#B2tBwQ')).toBe('runPassthrough');
+    expect(jsFunctionName('JSC-Baseline: #DuCbiC')).toBe('(anonymous)');
+    expect(jsFunctionName('JSC-DFG: #read#EOqgpj')).toBe('#read');
+    expect(jsFunctionName('JS:*runPassthrough file:///work/main/dist/node.mjs:1556:34')).toBe('runPassthrough node.mjs:1556');
+    expect(jsFunctionName('LazyCompile:~emit node:events:470')).toBe('emit node:events:470');
+    expect(jsFunctionName('JSC-Thunk: CallTrampoline')).toBeUndefined();
+    expect(jsFunctionName('JSC-InlineCache: PutByVal Transition handler')).toBeUndefined();
+    expect(jsFunctionName('JSC-YarrJIT: /\\/+$/')).toBeUndefined();
+    expect(jsFunctionName('JSC-FTLOSRExit: unspecified')).toBeUndefined();
+  });
+});
+
+describe('createAttribution', () => {
+  it('sums the main thread in the window by where it ran and the innermost JavaScript function that led there', () => {
+    const a = createAttribution({ from: 10, to: 11, mainTid: 100 });
+    for (const s of samples(SCRIPT)) a.add(s);
+    const r = a.result();
+    expect(r.threads).toEqual([{ thread: 'bun (main)', samples: 3 }, { thread: 'HTTP Client', samples: 1 }]);
+    expect(r.main.samples).toBe(3);
+    expect(Object.fromEntries(r.main.self)).toEqual({ js: 1, runtime: 1, kernel: 1 });
+    expect(Object.fromEntries(r.main.byCaller)).toEqual({
+      'js ← spliceTopLevel': 1,
+      'runtime ← runPassthrough': 1,
+      'kernel ← (no JavaScript)': 1,
+    });
+    // runPassthrough twice on one chain (two tiers) counts once for that sample.
+    expect(Object.fromEntries(r.main.inclusive)).toEqual({ spliceTopLevel: 1, runPassthrough: 2 });
+    const md = attributionMarkdown(r, { frequency: 1000, requests: 10, top: 5 });
+    expect(md).toContain('| bun (main) | 300.0 | 75.0% |');
+    expect(md).toContain('| runPassthrough | 200.0 | 66.7% |');
+  });
+});
