@@ -1,13 +1,14 @@
 /**
- * A native CPU profile of the gateway under load: `npm run bench:profile -- [--runtime bun|node]
- * [--scenario NAME] [--seconds 3] [--warmup 2] [--connections 64] [--frequency 999] [--top 20]`.
+ * Where the gateway's CPU goes under load: `npm run bench:profile -- [--runtime bun|node]
+ * [--bare] [--scenario NAME] [--seconds 3] [--warmup 2] [--connections 64] [--frequency 999] [--top 20]`.
  * Needs perf (Debian: linux-perf) besides nginx and wrk. See bench/README.md, "Profile".
  *
- * The gateway runs under `perf record` with call chains, JavaScript frames named through Bun's
- * JITDump (converted to a perf map, bench/lib/jitdump.ts) or Node's --perf-basic-prof; the samples
- * of the measured run are summed per thread and, on the main thread, by the innermost JavaScript
- * function that led to them (bench/lib/perf-samples.ts). Bun's own --cpu-prof sees only
- * JavaScript and, under load, put a third of its samples on functions that did not run.
+ * Two runs. Without a profiler: CPU per request per thread from /proc. Under `perf record` with
+ * call chains, JavaScript frames named through Bun's JITDump (converted to a perf map,
+ * bench/lib/jitdump.ts) or Node's --perf-basic-prof: the samples of the measured run summed per
+ * thread and, on the main thread, by the innermost JavaScript function that led to them
+ * (bench/lib/perf-samples.ts). Bun's own --cpu-prof sees only JavaScript and, under load, put a
+ * third of its samples on functions that did not run.
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,8 +19,8 @@ import { gatewayConfig } from './lib/gateway-config.ts';
 import { readJitDump, writePerfMap } from './lib/jitdump.ts';
 import { startNginx } from './lib/nginx.ts';
 import { attributionMarkdown, createAttribution, readPerfScript } from './lib/perf-samples.ts';
-import { listeningPid } from './lib/proc-stats.ts';
-import { installCleanup, launch, onExit, pinSelf, stopAll, waitListening, which } from './lib/procs.ts';
+import { cpuMicros, listeningPid, threadCpu, threadCpuPerRequest, type ThreadCpuRow } from './lib/proc-stats.ts';
+import { installCleanup, launch, onExit, pinSelf, stop, stopAll, waitListening, which } from './lib/procs.ts';
 import { SCENARIOS } from './lib/scenarios.ts';
 import { runtimeCommand, type Runtime } from './lib/servers.ts';
 import { runWrk } from './lib/wrk.ts';
@@ -30,6 +31,8 @@ const say = (line: string) => console.error(line);
 
 interface ProfileArgs {
   runtime: Extract<Runtime, 'bun' | 'node'>;
+  /** The bare proxy of the same runtime instead of the gateway, for comparison. */
+  bare: boolean;
   scenario: string;
   seconds: number;
   warmup: number;
@@ -39,9 +42,13 @@ interface ProfileArgs {
 }
 
 function readArgs(argv: string[]): ProfileArgs {
-  const args: ProfileArgs = { runtime: 'bun', scenario: 'claude-anthropic-json', seconds: 3, warmup: 2, connections: 64, frequency: 999, top: 20 };
+  const args: ProfileArgs = { runtime: 'bun', bare: false, scenario: 'claude-anthropic-json', seconds: 3, warmup: 2, connections: 64, frequency: 999, top: 20 };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
+    if (name === '--bare') {
+      args.bare = true;
+      continue;
+    }
     const value = argv[++i];
     if (value === undefined) throw new Error(`${name} needs a value`);
     const number = () => {
@@ -63,6 +70,11 @@ function readArgs(argv: string[]): ProfileArgs {
     else throw new Error(`unknown option ${name}`);
   }
   return args;
+}
+
+function threadMarkdown(rows: readonly ThreadCpuRow[]): string {
+  const us = (n: number) => (Number.isNaN(n) ? '–' : n.toFixed(1));
+  return ['| thread | user µs | system µs | µs/request |', '|---|---:|---:|---:|', ...rows.map((r) => `| ${r.thread} | ${us(r.user)} | ${us(r.system)} | ${us(r.total)} |`)].join('\n');
 }
 
 const monotonicSeconds = () => Number(process.hrtime.bigint()) / 1e9;
@@ -89,25 +101,42 @@ async function main(): Promise<void> {
   const upstream = await startNginx(nginx, join(dir, 'nginx'), LOAD_CPU, drip.port);
   const configPath = join(dir, 'switchyard.json');
   writeFileSync(configPath, JSON.stringify(gatewayConfig(upstream.port, 'memory')));
-  const entry = args.runtime === 'bun' ? 'adapters/bun.ts' : 'adapters/node.ts';
-  const [cmd, cmdArgs] = runtimeCommand(args.runtime, entry, ['--config', configPath]);
+  const [cmd, cmdArgs] = args.bare
+    ? runtimeCommand(args.runtime, `bench/bare-proxy-${args.runtime}.ts`, [])
+    : runtimeCommand(args.runtime, `adapters/${args.runtime}.ts`, ['--config', configPath]);
+  const env = { PORT: '0', HOST: '127.0.0.1', UPSTREAM: `http://127.0.0.1:${upstream.port}` };
+  const path = args.bare ? scenario.upstreamPath : scenario.gatewayPath;
+  const what = args.bare ? `bare ${args.runtime} proxy` : `${args.runtime} gateway`;
+
+  // First without perf: CPU per thread from /proc, which the profiler does not slow down.
+  const plain = launch(SERVER_CPU, cmd, cmdArgs, { env, stdoutFile: join(dir, 'access-plain.log') });
+  const plainPort = await waitListening(plain, `${what} (${cmd})`);
+  const plainPid = listeningPid(plain.child.pid!, plainPort);
+  say(`profile: ${what} pid ${plainPid} on core ${SERVER_CPU} without perf, ${scenario.name}, ${args.connections} connections`);
+  const url = `http://127.0.0.1:${plainPort}${path}`;
+  await runWrk(wrk, LOAD_CPU, url, scenario.name, args.connections, args.warmup);
+  const before = { threads: threadCpu(plainPid), total: cpuMicros(plainPid) };
+  const plainRun = await runWrk(wrk, LOAD_CPU, url, scenario.name, args.connections, args.seconds);
+  const threads = threadCpuPerRequest(before.threads, threadCpu(plainPid), cpuMicros(plainPid) - before.total, plainPid, plainRun.requests);
+  await stop(plain.child);
+
   // Node writes /tmp/perf-<pid>.map itself; Bun's JITDump is converted after the run.
-  if (args.runtime === 'node') cmdArgs.unshift('--perf-basic-prof');
+  const profiledArgs = args.runtime === 'node' ? ['--perf-basic-prof', ...cmdArgs] : cmdArgs;
   const data = join(dir, 'perf.data');
   // perf on the load core, the gateway alone on its own, as in `npm run bench`.
-  const recorded = launch(LOAD_CPU, perf, ['record', '-k', '1', '-F', String(args.frequency), '-g', '-o', data, '--', 'taskset', '-c', String(SERVER_CPU), cmd, ...cmdArgs], {
-    env: { PORT: '0', HOST: '127.0.0.1', BUN_JSC_useJITDump: '1', BUN_JSC_jitDumpDirectory: dir },
+  const recorded = launch(LOAD_CPU, perf, ['record', '-k', '1', '-F', String(args.frequency), '-g', '-o', data, '--', 'taskset', '-c', String(SERVER_CPU), cmd, ...profiledArgs], {
+    env: { ...env, BUN_JSC_useJITDump: '1', BUN_JSC_jitDumpDirectory: dir },
     stdoutFile: join(dir, 'access.log'),
   });
-  const port = await waitListening(recorded, `gateway under perf (${cmd})`);
+  const port = await waitListening(recorded, `${what} under perf (${cmd})`);
   const pid = listeningPid(recorded.child.pid!, port);
-  const url = `http://127.0.0.1:${port}${scenario.gatewayPath}`;
-  say(`profile: ${args.runtime} gateway pid ${pid} on core ${SERVER_CPU}, ${scenario.name}, ${args.connections} connections, perf at ${args.frequency} Hz`);
-  await runWrk(wrk, LOAD_CPU, url, scenario.name, args.connections, args.warmup);
+  say(`profile: ${what} pid ${pid} under perf at ${args.frequency} Hz`);
+  const profiledUrl = `http://127.0.0.1:${port}${path}`;
+  await runWrk(wrk, LOAD_CPU, profiledUrl, scenario.name, args.connections, args.warmup);
   const from = monotonicSeconds();
-  const run = await runWrk(wrk, LOAD_CPU, url, scenario.name, args.connections, args.seconds);
+  const run = await runWrk(wrk, LOAD_CPU, profiledUrl, scenario.name, args.connections, args.seconds);
   const to = monotonicSeconds();
-  if (run.requests === 0) throw new Error('no request completed under load');
+  if (run.requests === 0 || plainRun.requests === 0) throw new Error('no request completed under load');
 
   const exited = new Promise<void>((resolve) => recorded.child.once('close', () => resolve()));
   process.kill(pid, 'SIGTERM');
@@ -126,9 +155,13 @@ async function main(): Promise<void> {
   const result = attribution.result();
   console.log(
     [
-      `### ${args.runtime}, ${scenario.label}: ${Math.round(run.rps).toLocaleString('en-US')} req/s under perf, ${run.requests.toLocaleString('en-US')} requests in ${args.seconds} s at ${args.connections} connections`,
+      `### ${what}, ${scenario.label}, ${args.connections} connections`,
       '',
-      `perf at ${args.frequency} Hz with call chains slows the server (compare req/s with an unprofiled run); shares are what to read, µs are CPU per request under the profiler.`,
+      `Without perf: ${Math.round(plainRun.rps).toLocaleString('en-US')} req/s; CPU per request by thread (/proc):`,
+      '',
+      threadMarkdown(threads),
+      '',
+      `Under perf at ${args.frequency} Hz with call chains: ${Math.round(run.rps).toLocaleString('en-US')} req/s. The profiler slows the server, so read the shares; µs are CPU per request under the profiler.`,
       '',
       attributionMarkdown(result, { frequency: args.frequency, requests: run.requests, top: args.top }),
       '',

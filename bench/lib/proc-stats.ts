@@ -76,6 +76,72 @@ export function cpuMicros(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK;
 }
 
+export interface ThreadCpu {
+  tid: number;
+  name: string;
+  /** Microseconds in user space and in the kernel. */
+  user: number;
+  system: number;
+}
+
+/** utime and stime of each live thread of `pid`, in microseconds (`/proc/<pid>/task/<tid>/stat`). */
+export function threadCpu(pid: number): ThreadCpu[] {
+  const threads: ThreadCpu[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    threads.push(readThreadStat(Number(tid), stat));
+  }
+  return threads;
+}
+
+/** One `stat` line: the name sits in parentheses and may hold spaces and parentheses itself. */
+export function readThreadStat(tid: number, stat: string): ThreadCpu {
+  const close = stat.lastIndexOf(')');
+  const fields = stat.slice(close + 2).split(' ');
+  return { tid, name: stat.slice(stat.indexOf('(') + 1, close), user: (Number(fields[11]) * 1e6) / CLK_TCK, system: (Number(fields[12]) * 1e6) / CLK_TCK };
+}
+
+export interface ThreadCpuRow {
+  thread: string;
+  /** NaN for the remainder row, whose split the process total does not give per thread. */
+  user: number;
+  system: number;
+  total: number;
+}
+
+/**
+ * CPU between two snapshots per thread name (the main thread apart), in µs per request. Threads
+ * that began and ended between the snapshots show only in the process's total: that remainder
+ * is a row of its own, so the rows add up to what the process used.
+ */
+export function threadCpuPerRequest(before: readonly ThreadCpu[], after: readonly ThreadCpu[], processMicros: number, mainTid: number, requests: number): ThreadCpuRow[] {
+  const start = new Map(before.map((t) => [t.tid, t]));
+  const rows = new Map<string, ThreadCpuRow>();
+  let counted = 0;
+  for (const t of after) {
+    const b = start.get(t.tid);
+    const user = t.user - (b?.user ?? 0);
+    const system = t.system - (b?.system ?? 0);
+    if (user + system <= 0) continue;
+    const thread = t.tid === mainTid ? `${t.name} (main)` : t.name;
+    const row = rows.get(thread) ?? { thread, user: 0, system: 0, total: 0 };
+    row.user += user / requests;
+    row.system += system / requests;
+    row.total += (user + system) / requests;
+    rows.set(thread, row);
+    counted += user + system;
+  }
+  const rest = processMicros - counted;
+  const out = [...rows.values()].sort((a, b) => b.total - a.total);
+  if (rest > 0) out.push({ thread: '(threads that started or ended meanwhile)', user: NaN, system: NaN, total: rest / requests });
+  return out;
+}
+
 /** Busy time of one core since boot (everything but idle and iowait), in microseconds. */
 export function coreBusyMicros(cpu: number): number {
   const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${cpu} `));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readJitDump, writePerfMap } from '../../../bench/lib/jitdump.ts';
 import { attributionMarkdown, createAttribution, frameKind, jsFunctionName, readPerfScript, type Sample } from '../../../bench/lib/perf-samples.ts';
+import { readThreadStat, threadCpuPerRequest } from '../../../bench/lib/proc-stats.ts';
 
 /** A JITDump as JSC writes it: header, then records (CODE_LOAD = 0), little-endian. */
 function jitDump(records: Array<{ id: number; address?: bigint; name?: string; code?: number; size?: number }>): Uint8Array {
@@ -130,5 +131,30 @@ describe('createAttribution', () => {
     const md = attributionMarkdown(r, { frequency: 1000, requests: 10, top: 5 });
     expect(md).toContain('| bun (main) | 300.0 | 75.0% |');
     expect(md).toContain('| runPassthrough | 200.0 | 66.7% |');
+  });
+});
+
+describe('CPU per thread from /proc', () => {
+  it('reads a thread name with spaces and parentheses, and utime and stime in clock ticks', () => {
+    const stat = '4242 (JSC Heap (x) Thread) S 1 2 3 0 -1 4194368 10 0 0 0 250 75 0 0 20 0 9 0 100 0 0';
+    const t = readThreadStat(4242, stat);
+    expect(t.name).toBe('JSC Heap (x) Thread');
+    // 100 ticks per second on Linux: 250 ticks = 2.5 s.
+    expect(t.user / t.system).toBeCloseTo(250 / 75);
+  });
+
+  it('gives µs per request per thread name, the main thread apart, and what ended meanwhile as its own row', () => {
+    const t = (tid: number, name: string, user: number, system: number) => ({ tid, name, user, system });
+    const before = [t(10, 'bun', 1_000, 500), t(11, 'HTTP Client', 0, 100), t(12, 'Pool', 50, 0)];
+    const after = [t(10, 'bun', 5_000, 1_500), t(11, 'HTTP Client', 0, 1_100), t(12, 'Pool', 50, 0), t(13, 'Pool', 200, 0)];
+    const rows = threadCpuPerRequest(before, after, 6_400, 10, 100);
+    // Thread 13 began during the run (counted from zero); 200 µs of the process's 6,400 were in
+    // threads gone by the second snapshot.
+    expect(rows).toEqual([
+      { thread: 'bun (main)', user: 40, system: 10, total: 50 },
+      { thread: 'HTTP Client', user: 0, system: 10, total: 10 },
+      { thread: 'Pool', user: 2, system: 0, total: 2 },
+      { thread: '(threads that started or ended meanwhile)', user: NaN, system: NaN, total: 2 },
+    ]);
   });
 });
