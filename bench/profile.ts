@@ -1,11 +1,11 @@
 /**
- * Where the gateway's CPU goes under load: `npm run bench:profile -- [--runtime bun|node]
+ * Where the gateway's CPU goes under load: `npm run bench:profile -- [--runtime bun|node|deno]
  * [--bare] [--scenario NAME] [--seconds 3] [--warmup 2] [--connections 64] [--frequency 999] [--top 20]`.
  * Needs perf (Debian: linux-perf) besides nginx and wrk. See bench/README.md, "Profile".
  *
  * Two runs. Without a profiler: CPU per request per thread from /proc. Under `perf record` with
  * call chains, JavaScript frames named through Bun's JITDump (converted to a perf map,
- * bench/lib/jitdump.ts) or Node's --perf-basic-prof: the samples of the measured run summed per
+ * bench/lib/jitdump.ts) or V8's --perf-basic-prof (Node, Deno): the samples of the measured run summed per
  * thread and, on the main thread, by the innermost JavaScript function that led to them
  * (bench/lib/perf-samples.ts). Bun's own --cpu-prof sees only JavaScript and, under load, put a
  * third of its samples on functions that did not run.
@@ -22,7 +22,7 @@ import { attributionMarkdown, createAttribution, readPerfScript } from './lib/pe
 import { cpuMicros, listeningPid, threadCpu, threadCpuPerRequest, type ThreadCpuRow } from './lib/proc-stats.ts';
 import { installCleanup, launch, onExit, pinSelf, stop, stopAll, waitListening, which } from './lib/procs.ts';
 import { SCENARIOS } from './lib/scenarios.ts';
-import { runtimeCommand, type Runtime } from './lib/servers.ts';
+import { RUNTIMES, runtimeCommand, type Runtime } from './lib/servers.ts';
 import { runWrk } from './lib/wrk.ts';
 
 const SERVER_CPU = 0;
@@ -30,7 +30,7 @@ const LOAD_CPU = 1;
 const say = (line: string) => console.error(line);
 
 interface ProfileArgs {
-  runtime: Extract<Runtime, 'bun' | 'node'>;
+  runtime: Runtime;
   /** The bare proxy of the same runtime instead of the gateway, for comparison. */
   bare: boolean;
   scenario: string;
@@ -57,8 +57,8 @@ function readArgs(argv: string[]): ProfileArgs {
       return n;
     };
     if (name === '--runtime') {
-      if (value !== 'bun' && value !== 'node') throw new Error('--runtime: bun or node');
-      args.runtime = value;
+      if (!RUNTIMES.includes(value as Runtime)) throw new Error(`--runtime: one of ${RUNTIMES.join(', ')}`);
+      args.runtime = value as Runtime;
     } else if (name === '--scenario') {
       if (!SCENARIOS.some((s) => s.name === value)) throw new Error(`--scenario: one of ${SCENARIOS.map((s) => s.name).join(', ')}`);
       args.scenario = value;
@@ -75,6 +75,14 @@ function readArgs(argv: string[]): ProfileArgs {
 function threadMarkdown(rows: readonly ThreadCpuRow[]): string {
   const us = (n: number) => (Number.isNaN(n) ? '–' : n.toFixed(1));
   return ['| thread | user µs | system µs | µs/request |', '|---|---:|---:|---:|', ...rows.map((r) => `| ${r.thread} | ${us(r.user)} | ${us(r.system)} | ${us(r.total)} |`)].join('\n');
+}
+
+/** The runtime's arguments with V8's perf map switched on (Bun's JITDump is set in the environment). */
+function perfMapArgs(runtime: Runtime, args: string[]): string[] {
+  if (runtime === 'node') return ['--perf-basic-prof', ...args];
+  // `deno run -A entry …`: V8 flags go with the subcommand's options.
+  if (runtime === 'deno') return [args[0]!, '--v8-flags=--perf-basic-prof', ...args.slice(1)];
+  return args;
 }
 
 const monotonicSeconds = () => Number(process.hrtime.bigint()) / 1e9;
@@ -120,8 +128,8 @@ async function main(): Promise<void> {
   const threads = threadCpuPerRequest(before.threads, threadCpu(plainPid), cpuMicros(plainPid) - before.total, plainPid, plainRun.requests);
   await stop(plain.child);
 
-  // Node writes /tmp/perf-<pid>.map itself; Bun's JITDump is converted after the run.
-  const profiledArgs = args.runtime === 'node' ? ['--perf-basic-prof', ...cmdArgs] : cmdArgs;
+  // V8 (Node, Deno) writes /tmp/perf-<pid>.map itself; Bun's JITDump is converted after the run.
+  const profiledArgs = perfMapArgs(args.runtime, cmdArgs);
   const data = join(dir, 'perf.data');
   // perf on the load core, the gateway alone on its own, as in `npm run bench`.
   const recorded = launch(LOAD_CPU, perf, ['record', '-k', '1', '-F', String(args.frequency), '-g', '-o', data, '--', 'taskset', '-c', String(SERVER_CPU), cmd, ...profiledArgs], {

@@ -66,12 +66,13 @@ export function frameKind(frame: Frame): FrameKind {
 /**
  * A JavaScript function's name, or undefined for JIT glue (JSC thunks and inline caches, V8 stubs
  * and bytecode handlers) and compiled regular expressions, which belong to their caller.
- * JSC: "JSC-FTL: runPassthrough#B2tBwQ"; V8 (--perf-basic-prof): "JS:*runPassthrough file:///…/node.mjs:1556:34".
+ * JSC: "JSC-FTL: runPassthrough#B2tBwQ"; V8 (--perf-basic-prof): "JS:*runPassthrough file:///…/node.mjs:1556:34",
+ * with one or more tier marks before the name (* ~ ^ + ').
  */
 export function jsFunctionName(symbol: string): string | undefined {
   const jsc = /^JSC-(?:FTL|DFG|Baseline|LLInt): (.*?)(?:#\w+)?$/.exec(symbol);
   if (jsc) return jsc[1] || '(anonymous)';
-  const v8 = /^(?:JS|LazyCompile|Function|InterpretedFunction):[*~^]?(\S*)(?: (\S+))?/.exec(symbol);
+  const v8 = /^(?:JS|LazyCompile|Function|InterpretedFunction):[*~^+']*(\S*)(?: (\S+))?/.exec(symbol);
   if (!v8) return undefined;
   const where = v8[2] ? /([^/]+?:\d+)(?::\d+)?$/.exec(v8[2])?.[1] : undefined;
   return `${v8[1] || '(anonymous)'}${where ? ` ${where}` : ''}`;

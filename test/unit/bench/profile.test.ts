@@ -106,6 +106,9 @@ describe('frame names', () => {
     expect(jsFunctionName('JSC-DFG: #read#EOqgpj')).toBe('#read');
     expect(jsFunctionName('JS:*runPassthrough file:///work/main/dist/node.mjs:1556:34')).toBe('runPassthrough node.mjs:1556');
     expect(jsFunctionName('LazyCompile:~emit node:events:470')).toBe('emit node:events:470');
+    // Deno's V8 marks the tier with more characters (+ Maglev, ' …).
+    expect(jsFunctionName("JS:+'runPassthrough file:///work/main/core/chat/run-passthrough.ts:14:3")).toBe('runPassthrough run-passthrough.ts:14');
+    expect(jsFunctionName("JS:+' file:///work/main/core/gateway.ts:29:5")).toBe('(anonymous) gateway.ts:29');
     expect(jsFunctionName('JSC-Thunk: CallTrampoline')).toBeUndefined();
     expect(jsFunctionName('JSC-InlineCache: PutByVal Transition handler')).toBeUndefined();
     expect(jsFunctionName('JSC-YarrJIT: /\\/+$/')).toBeUndefined();
