@@ -89,10 +89,13 @@ export async function startRig(): Promise<Rig> {
     home,
     async close() {
       await Promise.all([fake.close(), gateway.close()]);
-      await rm(root, { recursive: true, force: true });
-      // The agents finish writing session files under HOME just after they exit: sweep once more.
+      // The agents finish writing session files under HOME just after they exit. A file written
+      // while rm walks the tree fails it with ENOTEMPTY (seen once in CI): rm retries such errors
+      // itself, and the folder is swept once more after the stragglers are done.
+      const sweep = () => rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      await sweep().catch(() => {});
       await new Promise((resolve) => setTimeout(resolve, 300));
-      await rm(root, { recursive: true, force: true });
+      await sweep();
     },
   };
 }
