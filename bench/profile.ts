@@ -125,6 +125,7 @@ async function main(): Promise<void> {
   await runWrk(wrk, LOAD_CPU, url, scenario.name, args.connections, args.warmup);
   const before = { threads: threadCpu(plainPid), total: cpuMicros(plainPid) };
   const plainRun = await runWrk(wrk, LOAD_CPU, url, scenario.name, args.connections, args.seconds);
+  if (plainRun.requests === 0) throw new Error(`no request completed under load (${what}, without perf)`);
   const threads = threadCpuPerRequest(before.threads, threadCpu(plainPid), cpuMicros(plainPid) - before.total, plainPid, plainRun.requests);
   await stop(plain.child);
 
@@ -144,17 +145,21 @@ async function main(): Promise<void> {
   const from = monotonicSeconds();
   const run = await runWrk(wrk, LOAD_CPU, profiledUrl, scenario.name, args.connections, args.seconds);
   const to = monotonicSeconds();
-  if (run.requests === 0 || plainRun.requests === 0) throw new Error('no request completed under load');
+  if (run.requests === 0) throw new Error(`no request completed under load (${what}, under perf)`);
 
-  const exited = new Promise<void>((resolve) => recorded.child.once('close', () => resolve()));
+  // perf writes its data once the process it runs has ended.
+  const exited = new Promise<boolean>((resolve) => recorded.child.once('close', () => resolve(true)));
   process.kill(pid, 'SIGTERM');
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+  if (!(await Promise.race([exited, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]))) {
+    throw new Error(`perf record did not end within 15 s of stopping the ${what}`);
+  }
+  // perf script reads /tmp/perf-<pid>.map; V8 wrote it, Bun's JITDump is converted into it.
+  mapFile = `/tmp/perf-${pid}.map`;
   if (args.runtime === 'bun') {
     const dump = readdirSync(dir).find((name) => /^jit-.*\.dump$/.test(name));
     if (!dump) throw new Error(`no JITDump in ${dir}: Bun ignored BUN_JSC_useJITDump`);
-    mapFile = `/tmp/perf-${pid}.map`;
     writeFileSync(mapFile, writePerfMap(readJitDump(readFileSync(join(dir, dump)))));
-  } else mapFile = `/tmp/perf-${pid}.map`;
+  }
 
   const script = spawnSync(perf, ['script', '-i', data, '-F', 'comm,tid,time,ip,sym,dso'], { encoding: 'utf8', maxBuffer: 1 << 30 });
   if (script.status !== 0) throw new Error(`perf script failed: ${script.stderr.slice(-2000)}`);

@@ -70,10 +70,8 @@ const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).s
 
 /** utime + stime of the whole process (all threads), in microseconds. */
 export function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // fields[0] is field 3 (state); utime and stime are fields 14 and 15.
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK;
+  const { user, system } = readThreadStat(pid, readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  return user + system;
 }
 
 export interface ThreadCpu {
@@ -99,7 +97,10 @@ export function threadCpu(pid: number): ThreadCpu[] {
   return threads;
 }
 
-/** One `stat` line: the name sits in parentheses and may hold spaces and parentheses itself. */
+/**
+ * One `stat` line (a process's or a thread's): the name sits in parentheses and may hold spaces
+ * and parentheses itself. After it, fields[0] is field 3 (state); utime and stime are 14 and 15.
+ */
 export function readThreadStat(tid: number, stat: string): ThreadCpu {
   const close = stat.lastIndexOf(')');
   const fields = stat.slice(close + 2).split(' ');
