@@ -1,6 +1,6 @@
 /**
  * Where the gateway's CPU goes under load: `npm run bench:profile -- [--runtime bun|node|deno]
- * [--bare] [--scenario NAME] [--seconds 3] [--warmup 2] [--connections 64] [--frequency 999] [--top 20]`.
+ * [--bare | --thin] [--scenario NAME] [--seconds 3] [--warmup 2] [--connections 64] [--frequency 999] [--top 20]`.
  * Needs perf (Debian: linux-perf) besides nginx and wrk. See bench/README.md, "Profile".
  *
  * Two runs. Without a profiler: CPU per request per thread from /proc. Under `perf record` with
@@ -26,6 +26,8 @@ import { RUNTIMES, runtimeCommand, type Runtime } from './lib/servers.ts';
 import { runWrk } from './lib/wrk.ts';
 
 const SERVER_CPU = 0;
+/** What the thin gateways (bench/thin-gateway-bun.ts, -node.ts) serve: the Claude-style → Anthropic passthrough. */
+const THIN_SCENARIOS = ['claude-anthropic-json', 'claude-anthropic-sse'];
 const LOAD_CPU = 1;
 const say = (line: string) => console.error(line);
 
@@ -33,6 +35,8 @@ interface ProfileArgs {
   runtime: Runtime;
   /** The bare proxy of the same runtime instead of the gateway, for comparison. */
   bare: boolean;
+  /** The thin gateway of the same runtime instead (Bun, Node), on its one route. */
+  thin: boolean;
   scenario: string;
   seconds: number;
   warmup: number;
@@ -42,11 +46,11 @@ interface ProfileArgs {
 }
 
 function readArgs(argv: string[]): ProfileArgs {
-  const args: ProfileArgs = { runtime: 'bun', bare: false, scenario: 'claude-anthropic-json', seconds: 3, warmup: 2, connections: 64, frequency: 999, top: 20 };
+  const args: ProfileArgs = { runtime: 'bun', bare: false, thin: false, scenario: 'claude-anthropic-json', seconds: 3, warmup: 2, connections: 64, frequency: 999, top: 20 };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
-    if (name === '--bare') {
-      args.bare = true;
+    if (name === '--bare' || name === '--thin') {
+      args[name === '--bare' ? 'bare' : 'thin'] = true;
       continue;
     }
     const value = argv[++i];
@@ -68,6 +72,10 @@ function readArgs(argv: string[]): ProfileArgs {
     else if (name === '--frequency') args.frequency = Math.round(number());
     else if (name === '--top') args.top = Math.round(number());
     else throw new Error(`unknown option ${name}`);
+  }
+  if (args.bare && args.thin) throw new Error('--bare or --thin, not both');
+  if (args.thin && (args.runtime === 'deno' || !THIN_SCENARIOS.includes(args.scenario))) {
+    throw new Error(`--thin: Bun or Node, scenarios ${THIN_SCENARIOS.join(', ')}`);
   }
   return args;
 }
@@ -109,12 +117,11 @@ async function main(): Promise<void> {
   const upstream = await startNginx(nginx, join(dir, 'nginx'), LOAD_CPU, drip.port);
   const configPath = join(dir, 'switchyard.json');
   writeFileSync(configPath, JSON.stringify(gatewayConfig(upstream.port, 'memory')));
-  const [cmd, cmdArgs] = args.bare
-    ? runtimeCommand(args.runtime, `bench/bare-proxy-${args.runtime}.ts`, [])
-    : runtimeCommand(args.runtime, `adapters/${args.runtime}.ts`, ['--config', configPath]);
+  const entry = args.bare ? `bench/bare-proxy-${args.runtime}.ts` : args.thin ? `bench/thin-gateway-${args.runtime}.ts` : `adapters/${args.runtime}.ts`;
+  const [cmd, cmdArgs] = runtimeCommand(args.runtime, entry, args.bare ? [] : ['--config', configPath]);
   const env = { PORT: '0', HOST: '127.0.0.1', UPSTREAM: `http://127.0.0.1:${upstream.port}` };
   const path = args.bare ? scenario.upstreamPath : scenario.gatewayPath;
-  const what = args.bare ? `bare ${args.runtime} proxy` : `${args.runtime} gateway`;
+  const what = args.bare ? `bare ${args.runtime} proxy` : args.thin ? `thin ${args.runtime} gateway` : `${args.runtime} gateway`;
 
   // First without perf: CPU per thread from /proc, which the profiler does not slow down.
   const plain = launch(SERVER_CPU, cmd, cmdArgs, { env, stdoutFile: join(dir, 'access-plain.log') });

@@ -1,0 +1,111 @@
+/**
+ * The Node counterpart of bench/thin-gateway-bun.ts: the least a gateway can do on the
+ * Claude-style → Anthropic passthrough and still check the key, resolve and splice the model,
+ * cancel the upstream call when the client goes and time out its headers, read the usage, keep a
+ * usage record and write an access-log line. node:http and undici's Pool, as the bare Node proxy
+ * and the Node adapter use; compiled and started like them (bench/lib/servers.ts).
+ *
+ * `--config PATH` (the benchmark's gateway configuration) with PORT and HOST;
+ * `npm run bench:profile -- --runtime node --thin`.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import process from 'node:process';
+import { Pool } from 'undici';
+import { readThinConfig, settleThin, type ThinRoute } from './lib/thin-gateway.ts';
+
+const { keys, routes } = readThinConfig(process.argv, (path) => readFileSync(path, 'utf8'));
+const HEADERS_TIMEOUT_MS = 600_000;
+const pools = new Map<string, Pool>();
+
+function poolFor(route: ThinRoute): Pool {
+  let pool = pools.get(route.origin);
+  if (!pool) pools.set(route.origin, (pool = new Pool(route.origin, { connections: 256, keepAliveTimeout: 30_000, headersTimeout: HEADERS_TIMEOUT_MS })));
+  return pool;
+}
+
+function error(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message } }));
+}
+
+/** What undici takes as a request's `signal`: aborted when the client goes before the answer ends. */
+class ClientGone {
+  aborted = false;
+  #listener: (() => void) | undefined;
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.#listener = listener;
+  }
+  removeEventListener(): void {
+    this.#listener = undefined;
+  }
+  abort(): void {
+    this.aborted = true;
+    this.#listener?.();
+  }
+}
+
+const server = createServer((req, res) => {
+  const started = performance.now();
+  if (req.method !== 'POST' || req.url !== '/api/anthropic/v1/messages') return error(res, 404, 'not found');
+  const key = keys.get(String(req.headers['x-api-key'] ?? ''));
+  if (!key) return error(res, 401, 'Invalid API key');
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: { model?: unknown; stream?: unknown };
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return error(res, 400, 'Request body is not valid JSON');
+    }
+    const route = typeof body.model === 'string' ? routes.get(body.model) : undefined;
+    if (!route) return error(res, 404, 'model: not found');
+    const client = new ClientGone();
+    res.once('close', () => {
+      if (!res.writableFinished) client.abort();
+    });
+    poolFor(route)
+      .request({
+        method: 'POST',
+        path: route.path,
+        headers: { 'content-type': 'application/json', 'x-api-key': route.apiKey, 'anthropic-version': String(req.headers['anthropic-version'] ?? '2023-06-01') },
+        body: route.splice(text, body.model as string),
+        signal: client as never,
+      })
+      .then(
+        ({ statusCode, headers, body: answer }) => {
+          const id = `req_${(++requests).toString(36)}`;
+          res.writeHead(statusCode, { 'content-type': String(headers['content-type'] ?? 'application/json'), 'request-id': id });
+          // Usage is read from the first and the last chunk (message_start, message_delta; or the whole JSON).
+          let head: Buffer | undefined;
+          let tail: Buffer | undefined;
+          answer.on('data', (chunk: Buffer) => {
+            if (!head) head = chunk;
+            else tail = chunk;
+            if (!res.write(chunk)) {
+              answer.pause();
+              res.once('drain', () => answer.resume());
+            }
+          });
+          answer.on('end', () => {
+            res.end();
+            const seen = (head?.toString('utf8') ?? '') + (tail?.toString('utf8') ?? '');
+            settleThin(id, key, route.model, statusCode, seen, started);
+          });
+          answer.on('error', () => res.destroy());
+        },
+        (err: Error) => error(res, 502, `upstream could not be reached: ${err.message}`),
+      );
+  });
+});
+let requests = 0;
+server.keepAliveTimeout = 65_000;
+const hostname = process.env.HOST ?? '127.0.0.1';
+server.listen(Number(process.env.PORT ?? 0), hostname, () => {
+  const { port } = server.address() as { port: number };
+  console.error(`thin-gateway: listening on http://${hostname}:${port} (node ${process.version})`);
+});
+const stop = () => server.close(() => process.exit(0));
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
