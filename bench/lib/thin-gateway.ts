@@ -69,7 +69,7 @@ interface ThinRecord {
 }
 
 /** Usage records, the newest 10,000 in a ring (as Switchyard's memory store keeps in full). */
-export const thinRecords: ThinRecord[] = [];
+const records: ThinRecord[] = [];
 let nextRecord = 0;
 let logLines: string[] = [];
 
@@ -88,7 +88,7 @@ export function readThinUsage(seen: string): { inputTokens: number; outputTokens
 export function settleThin(id: string, key: string, model: string, status: number, seen: string, started: number): void {
   const { inputTokens, outputTokens } = readThinUsage(seen);
   const ms = performance.now() - started;
-  thinRecords[nextRecord] = { id, key, model, status, inputTokens, outputTokens, ms };
+  records[nextRecord] = { id, key, model, status, inputTokens, outputTokens, ms };
   nextRecord = (nextRecord + 1) % RECORDS_KEPT;
   // Buffered per event-loop turn, as Switchyard's access log is.
   if (logLines.length === 0) setImmediate(flushLog);
