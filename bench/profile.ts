@@ -23,11 +23,10 @@ import { cpuMicros, listeningPid, threadCpu, threadCpuPerRequest, type ThreadCpu
 import { installCleanup, launch, onExit, pinSelf, stop, stopAll, waitListening, which } from './lib/procs.ts';
 import { SCENARIOS } from './lib/scenarios.ts';
 import { RUNTIMES, runtimeCommand, type Runtime } from './lib/servers.ts';
+import { THIN_RUNTIMES, THIN_SCENARIOS } from './lib/thin-gateway.ts';
 import { runWrk } from './lib/wrk.ts';
 
 const SERVER_CPU = 0;
-/** What the thin gateways (bench/thin-gateway-bun.ts, -node.ts) serve: the Claude-style → Anthropic passthrough. */
-const THIN_SCENARIOS = ['claude-anthropic-json', 'claude-anthropic-sse'];
 const LOAD_CPU = 1;
 const say = (line: string) => console.error(line);
 
@@ -74,7 +73,7 @@ function readArgs(argv: string[]): ProfileArgs {
     else throw new Error(`unknown option ${name}`);
   }
   if (args.bare && args.thin) throw new Error('--bare or --thin, not both');
-  if (args.thin && (args.runtime === 'deno' || !THIN_SCENARIOS.includes(args.scenario))) {
+  if (args.thin && (!THIN_RUNTIMES.includes(args.runtime) || !THIN_SCENARIOS.includes(args.scenario))) {
     throw new Error(`--thin: Bun or Node, scenarios ${THIN_SCENARIOS.join(', ')}`);
   }
   return args;

@@ -15,11 +15,12 @@ import { measureScenario, type LoadRun } from './lib/measure.ts';
 import { startNginx } from './lib/nginx.ts';
 import { memory } from './lib/proc-stats.ts';
 import { installCleanup, onExit, pinSelf, ROOT, stop, stopAll, which } from './lib/procs.ts';
-import { runtimeMarkdown, soakMarkdown, type RuntimeResult, type SoakResult } from './lib/report.ts';
+import { runtimeMarkdown, soakMarkdown, thinMarkdown, type RuntimeResult, type SoakResult } from './lib/report.ts';
 import { measurePeer, PEER_SCENARIOS, peerMarkdown, startPortkey, type PeerScenarioResult } from './lib/peer.ts';
 import { pickScenarios, SCENARIOS } from './lib/scenarios.ts';
 import { runtimeBin, startServer, type Runtime, type Server } from './lib/servers.ts';
 import { soak } from './lib/soak.ts';
+import { THIN_RUNTIMES, THIN_SCENARIOS } from './lib/thin-gateway.ts';
 
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
@@ -43,7 +44,7 @@ function tools(): { nginx: string; wrk: string } {
 const nginxVersion = (bin: string) => /nginx\/(\S+)/.exec(spawnSync(bin, ['-v'], { encoding: 'utf8' }).stderr)?.[1];
 const wrkVersion = (bin: string) => /wrk (\S+)/.exec(spawnSync(bin, ['-v'], { encoding: 'utf8' }).stdout)?.[1];
 
-async function startPair(runtime: Runtime, dir: string, nginxPort: number, storage: 'memory' | 'sqlite', withBare: boolean): Promise<{ bare?: Server; gateway: Server; accessLog: string }> {
+async function startPair(runtime: Runtime, dir: string, nginxPort: number, storage: 'memory' | 'sqlite', withBare: boolean, withThin: boolean): Promise<{ bare?: Server; gateway: Server; thin?: Server; accessLog: string }> {
   if (!runtimeBin(runtime)) throw new Error(`${runtime} is not installed (looked in node_modules and PATH; run npm install)`);
   const configPath = join(dir, `switchyard-${runtime}.json`);
   const store = storage === 'memory' ? 'memory' : { sqlite: join(dir, `usage-${runtime}.db`) };
@@ -57,8 +58,12 @@ async function startPair(runtime: Runtime, dir: string, nginxPort: number, stora
     name: 'gateway', runtime, entry: `adapters/${runtime}.ts`, args: ['--config', configPath], cpu: SERVER_CPU,
     env: {}, stdoutFile: accessLog, stderrFile: join(dir, `gateway-${runtime}.err.log`),
   });
-  say(`${runtime}: ${bare ? `bare proxy pid ${bare.pid} port ${bare.port}; ` : ''}gateway pid ${gateway.pid} port ${gateway.port}; access log ${accessLog}`);
-  return { bare, gateway, accessLog };
+  const thin = !withThin ? undefined : await startServer({
+    name: `thin ${runtime} gateway`, runtime, entry: `bench/thin-gateway-${runtime}.ts`, args: ['--config', configPath], cpu: SERVER_CPU,
+    env: {}, stdoutFile: join(dir, `access-thin-${runtime}.log`), stderrFile: join(dir, `thin-${runtime}.err.log`),
+  });
+  say(`${runtime}: ${bare ? `bare proxy pid ${bare.pid} port ${bare.port}; ` : ''}gateway pid ${gateway.pid} port ${gateway.port}; ${thin ? `thin gateway pid ${thin.pid} port ${thin.port}; ` : ''}access log ${accessLog}`);
+  return { bare, gateway, thin, accessLog };
 }
 
 async function main(): Promise<void> {
@@ -85,7 +90,8 @@ async function main(): Promise<void> {
   const markdown: string[] = [];
   try {
     for (const runtime of args.runtimes) {
-      const { bare, gateway, accessLog } = await startPair(runtime, dir, upstream.port, args.storage, !args.soak);
+      const withThin = args.thin && !args.soak && THIN_RUNTIMES.includes(runtime);
+      const { bare, gateway, thin, accessLog } = await startPair(runtime, dir, upstream.port, args.storage, !args.soak, withThin);
       try {
         if (args.soak) {
           const scenario = (args.scenarios?.length ? scenarios[0] : SCENARIOS.find((s) => s.name === 'claude-anthropic-json'))!;
@@ -101,19 +107,23 @@ async function main(): Promise<void> {
         for (const scenario of scenarios) {
           results[scenario.name] = await measureScenario(
             { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, rounds: args.rounds, connections: args.connections, ttfbCount: args.ttfbCount, say },
-            scenario, upstream.port, bare, gateway,
+            scenario, upstream.port, bare, gateway, THIN_SCENARIOS.includes(scenario.name) ? thin : undefined,
           );
         }
         const result: RuntimeResult = {
           runtime,
           version: runtimeVersion(gateway.stderr()),
           scenarios: results,
-          memory: { bare: memory(bare.pid), gateway: memory(gateway.pid) },
+          memory: { bare: memory(bare.pid), gateway: memory(gateway.pid), ...(thin && { thin: memory(thin.pid) }) },
           accounting: await readAccounting(gateway.port, accessLog),
         };
         runtimes.push(result);
         markdown.push(runtimeMarkdown(result, scenarios, { seconds: args.seconds, rounds: args.rounds, connections: args.connections, dripMs: args.dripMs, storage: args.storage }));
         console.log(`\n${markdown.at(-1)}\n`);
+        if (thin) {
+          markdown.push(thinMarkdown(result, scenarios));
+          console.log(`\n${markdown.at(-1)}\n`);
+        }
         if (args.peer === 'portkey' && runtime === 'node') {
           const peerScenarios = scenarios.filter((s) => PEER_SCENARIOS.includes(s.name));
           const peer = await startPortkey(SERVER_CPU, join(dir, 'portkey.err.log'));
@@ -136,7 +146,7 @@ async function main(): Promise<void> {
           }
         }
       } finally {
-        await Promise.all([bare?.stop(), gateway.stop()]);
+        await Promise.all([bare?.stop(), gateway.stop(), thin?.stop()]);
       }
     }
   } finally {

@@ -15,6 +15,8 @@ export interface BenchArgs {
   keepTemp: boolean;
   /** A peer gateway measured on the passthrough scenarios in the Node run. */
   peer?: 'portkey';
+  /** The thin gateway of the runtime (Bun, Node) measured with the bare proxy and the gateway on its scenarios. */
+  thin: boolean;
 }
 
 export const USAGE = `usage: node --import tsx bench/run.ts [options]
@@ -36,6 +38,9 @@ export const USAGE = `usage: node --import tsx bench/run.ts [options]
                                 gateway, RSS reported at 10%, 50% and 100%
   --peer portkey                also measure Portkey's gateway (devDependency, pinned) on the
                                 Claude-style → Anthropic scenarios, in the Node run
+  --thin                        also measure the thin gateway (bench/thin-gateway-{bun,node}.ts: the
+                                targets' features in one function) on the Claude-style → Anthropic
+                                scenarios, alternating with the bare proxy and the gateway
   --keep                        keep the temporary directory (configs, logs, access log)`;
 
 /** "5s", "500ms", "2m" or a plain number of seconds. */
@@ -47,7 +52,7 @@ export function parseDuration(text: string): number {
 }
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { runtimes: ['node'], seconds: 2, warmupSeconds: 1, rounds: 3, connections: [8, 64], ttfbCount: 50, dripMs: 20, storage: 'memory', keepTemp: false };
+  const args: BenchArgs = { runtimes: ['node'], seconds: 2, warmupSeconds: 1, rounds: 3, connections: [8, 64], ttfbCount: 50, dripMs: 20, storage: 'memory', keepTemp: false, thin: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -100,11 +105,13 @@ export function parseArgs(argv: string[]): BenchArgs {
         break;
       }
       case '--keep': args.keepTemp = true; break;
+      case '--thin': args.thin = true; break;
       case '--help': case '-h': console.log(USAGE); process.exit(0); break;
       default: throw new Error(`unknown option ${arg}\n${USAGE}`);
     }
   }
   if (args.seconds < 1) throw new Error('--duration: at least 1s (wrk runs whole seconds)');
+  if (args.thin && (args.soak || !args.runtimes.some((r) => r !== 'deno'))) throw new Error('--thin: measured in the Node and Bun matrix runs (not with --soak or Deno alone)');
   if (args.peer && (args.soak || !args.runtimes.includes('node'))) throw new Error('--peer portkey: measured in the Node matrix run (with --runtime node or all, without --soak)');
   return args;
 }

@@ -31,6 +31,8 @@ export interface ScenarioResult {
   direct: TargetResult;
   bare: TargetResult;
   gateway: TargetResult;
+  /** With --thin, the thin gateway (bench/thin-gateway-*.ts), measured in the same rotation. */
+  thin?: TargetResult;
 }
 
 /** Other processes using more of the server's core than this make a run unreliable. */
@@ -79,20 +81,23 @@ export async function load(
 
 /**
  * One scenario: answers checked on every target first, then direct to nginx (lowest connection
- * count: the latency baseline), then the bare proxy, then the gateway, each warmed up and run at
- * every connection count; then, for SSE, time to first byte against the dripping upstream.
+ * count: the latency baseline), then the bare proxy, then the gateway (and the thin gateway, when
+ * given: it serves the gateway's paths), each warmed up and run at every connection count; then,
+ * for SSE, time to first byte against the dripping upstream.
  */
-export async function measureScenario(opts: MeasureOptions, scenario: Scenario, nginxPort: number, bare: Server, gateway: Server): Promise<ScenarioResult> {
+export async function measureScenario(opts: MeasureOptions, scenario: Scenario, nginxPort: number, bare: Server, gateway: Server, thin?: Server): Promise<ScenarioResult> {
   const low = Math.min(...opts.connections);
   await checkAnswer(origin(nginxPort), scenario.upstreamPath, scenario, scenario.upstreamFormat);
   await checkAnswer(origin(bare.port), scenario.upstreamPath, scenario, scenario.upstreamFormat);
   await checkAnswer(origin(gateway.port), scenario.gatewayPath, scenario, scenario.clientFormat);
+  if (thin) await checkAnswer(origin(thin.port), scenario.gatewayPath, scenario, scenario.clientFormat);
 
   opts.say(`  ${scenario.name}: direct (nginx)`);
   const direct: TargetResult = { runs: [await load(opts, origin(nginxPort) + scenario.upstreamPath, scenario, low)] };
   const targets: Array<[Server, string]> = [
     [bare, scenario.upstreamPath],
     [gateway, scenario.gatewayPath],
+    ...(thin ? [[thin, scenario.gatewayPath] as [Server, string]] : []),
   ];
   const url = ([server, path]: [Server, string]) => origin(server.port) + path;
   const results: TargetResult[] = [];
@@ -100,11 +105,11 @@ export async function measureScenario(opts: MeasureOptions, scenario: Scenario, 
     if (opts.warmupSeconds > 0) await runWrk(opts.wrk, opts.loadCpu, url(target), scenario.name, Math.max(...opts.connections), opts.warmupSeconds);
     results.push({ runs: [], rounds: [] });
   }
-  // Alternating the two targets, and which goes first, spreads a drifting machine's speed over
-  // both instead of loading it onto whichever ran later.
+  // Alternating the targets, and rotating which goes first, spreads a drifting machine's speed
+  // over all of them instead of loading it onto whichever ran later.
   for (const c of opts.connections) {
     for (let round = 0; round < opts.rounds; round++) {
-      for (const t of round % 2 === 0 ? [0, 1] : [1, 0]) {
+      for (const t of rotation(targets.length, round)) {
         const [server] = targets[t]!;
         opts.say(`  ${scenario.name}: ${server.name}${opts.rounds > 1 ? `, round ${round + 1} of ${opts.rounds}` : ''}`);
         results[t]!.rounds!.push(await load(opts, url(targets[t]!), scenario, c, server));
@@ -112,7 +117,7 @@ export async function measureScenario(opts: MeasureOptions, scenario: Scenario, 
     }
     for (const result of results) result.runs.push(medianRun(result.rounds!.filter((run) => run.connections === c)));
   }
-  const result: ScenarioResult = { direct, bare: results[0]!, gateway: results[1]! };
+  const result: ScenarioResult = { direct, bare: results[0]!, gateway: results[1]!, ...(results[2] && { thin: results[2] }) };
 
   if (scenario.drip && opts.ttfbCount > 0) {
     const { drip } = scenario;
@@ -125,6 +130,11 @@ export async function measureScenario(opts: MeasureOptions, scenario: Scenario, 
     opts.say(`    time to first byte p50 (drip): direct ${f(result.direct.ttfb)}, bare ${f(result.bare.ttfb)}, gateway ${f(result.gateway.ttfb)}`);
   }
   return result;
+}
+
+/** The order targets run in, round by round: 0 1 2, 1 2 0, 2 0 1, … (two targets: 0 1, 1 0). */
+export function rotation(count: number, round: number): number[] {
+  return Array.from({ length: count }, (_, i) => (i + round) % count);
 }
 
 /** Each number the median of the runs' (errors and requests summed, other load the worst). */

@@ -8,7 +8,7 @@ export interface RuntimeResult {
   runtime: Runtime;
   version: string;
   scenarios: Record<string, ScenarioResult>;
-  memory: { bare: { rss: number; peak: number }; gateway: { rss: number; peak: number } };
+  memory: { bare: { rss: number; peak: number }; gateway: { rss: number; peak: number }; thin?: { rss: number; peak: number } };
   accounting: { accessLogLines: number; usage: Array<{ group: string; requests: number; outputTokens: number }> };
 }
 
@@ -83,6 +83,39 @@ export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: {
   lines.push('');
   const usage = r.accounting.usage.map((u) => `${u.group} ${int(u.requests)} (${int(u.outputTokens)} output tokens)`).join(', ');
   lines.push(`Gateway switched on: static key auth, model resolution, usage accounting (storage: ${meta.storage}) and access log: ${int(r.accounting.accessLogLines)} access-log lines; usage records by model: ${usage || 'none'}.`);
+  return lines.join('\n');
+}
+
+/**
+ * With --thin: the thin gateway between the bare proxy and the gateway on the scenarios it serves,
+ * from the same rotation of runs. What the gateway costs above it is the price of its generality;
+ * what the thin gateway costs above the bare proxy, the least the features cost.
+ */
+export function thinMarkdown(r: RuntimeResult, scenarios: Scenario[]): string {
+  const rows = scenarios.filter((s) => r.scenarios[s.name]?.thin);
+  if (!rows.length) return '';
+  const sample = r.scenarios[rows[0]!.name]!;
+  const lo = low(sample.gateway.runs).connections;
+  const hi = high(sample.gateway.runs).connections;
+  const lines = [
+    `#### ${r.runtime}: thin gateway (bench/thin-gateway-${r.runtime}.ts) beside the bare proxy and the gateway, same run`,
+    '',
+    "The targets' features in one function: key, body parsed and its model spliced, abort and header time-out, usage read, a usage record, a buffered access-log line. Measured in the same rotation as the bare proxy and the gateway.",
+    '',
+    `| scenario | req/s @${hi} bare / thin / gw | thin÷bare | gw÷bare | gw÷thin | added p50 @${lo} thin / gw | CPU µs/req bare / thin / gw |`,
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const s of rows) {
+    const x = r.scenarios[s.name]!;
+    const d = low(x.direct.runs);
+    const [b, t, g] = [high(x.bare.runs), high(x.thin!.runs), high(x.gateway.runs)];
+    const noisy = x.thin!.runs.some((run) => (run.other_load_pct ?? 0) >= OTHER_LOAD_WARN_PCT) ? ' ⚠' : '';
+    lines.push(
+      `| ${s.label}${noisy} | ${int(b.rps)} / ${int(t.rps)} / ${int(g.rps)} | ${(t.rps / b.rps).toFixed(2)}× | ${(g.rps / b.rps).toFixed(2)}× | ${(g.rps / t.rps).toFixed(2)}×` +
+        ` | ${f3(low(x.thin!.runs).p50_ms - d.p50_ms)} / ${f3(low(x.gateway.runs).p50_ms - d.p50_ms)} ms | ${int(b.cpu_us_per_req ?? NaN)} / ${int(t.cpu_us_per_req ?? NaN)} / ${int(g.cpu_us_per_req ?? NaN)} |`,
+    );
+  }
+  if (r.memory.thin) lines.push('', `Peak RSS over the whole run: thin gateway ${mib(r.memory.thin.peak)}, gateway ${mib(r.memory.gateway.peak)}, bare proxy ${mib(r.memory.bare.peak)}.`);
   return lines.join('\n');
 }
 

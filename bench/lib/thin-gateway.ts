@@ -5,6 +5,12 @@
  */
 import process from 'node:process';
 
+/** What the thin gateways serve: the Claude-style → Anthropic passthrough. */
+export const THIN_SCENARIOS = ['claude-anthropic-json', 'claude-anthropic-sse'];
+
+/** The runtimes with a thin gateway. */
+export const THIN_RUNTIMES = ['bun', 'node'];
+
 interface BenchConfig {
   prefix: string;
   keys: Array<{ id: string; key: string }>;

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../../bench/lib/args.ts';
-import { medianRun, type LoadRun } from '../../../bench/lib/measure.ts';
+import { medianRun, rotation, type LoadRun } from '../../../bench/lib/measure.ts';
+import { thinMarkdown, type RuntimeResult } from '../../../bench/lib/report.ts';
+import { SCENARIOS } from '../../../bench/lib/scenarios.ts';
+import { MiB } from '../../../bench/lib/stats.ts';
 
 const run = (rps: number, over: Partial<LoadRun> = {}): LoadRun => ({
   connections: 64, rps, p50_ms: rps / 1000, p99_ms: rps / 100, requests: 10, errors: 0, cpu_us_per_req: 1e6 / rps, other_load_pct: 0, ...over,
@@ -24,5 +27,37 @@ describe('bench rounds', () => {
     expect(parseArgs(['--rounds', '3']).rounds).toBe(3);
     expect(() => parseArgs(['--rounds', '0'])).toThrow(/--rounds/);
     expect(() => parseArgs(['--rounds=2.5'])).toThrow(/--rounds/);
+  });
+});
+
+describe('bench rounds with the thin gateway (--thin)', () => {
+  it('rotates which target goes first, so each of three leads once in three rounds (two: alternate)', () => {
+    expect([0, 1, 2].map((round) => rotation(3, round))).toEqual([[0, 1, 2], [1, 2, 0], [2, 0, 1]]);
+    expect([0, 1, 2].map((round) => rotation(2, round))).toEqual([[0, 1], [1, 0], [0, 1]]);
+  });
+
+  it('takes --thin for the Node and Bun matrix runs only', () => {
+    expect(parseArgs([]).thin).toBe(false);
+    expect(parseArgs(['--thin', '--runtime', 'all']).thin).toBe(true);
+    expect(() => parseArgs(['--thin', '--runtime', 'deno'])).toThrow(/--thin/);
+    expect(() => parseArgs(['--thin', '--soak', '1000'])).toThrow(/--thin/);
+  });
+
+  it('reports the thin gateway beside the bare proxy and the gateway, from the same runs', () => {
+    const target = (rps: number, p50 = 1) => ({ runs: [run(rps, { connections: 8, p50_ms: p50 }), run(rps, { connections: 64, cpu_us_per_req: 1e6 / rps })] });
+    const scenario = SCENARIOS.find((s) => s.name === 'claude-anthropic-json')!;
+    const result: RuntimeResult = {
+      runtime: 'bun',
+      version: 'bun 1.4.5',
+      scenarios: { [scenario.name]: { direct: target(40000, 0.2), bare: target(30000, 0.3), gateway: target(12000, 0.8), thin: target(18000, 0.5) } },
+      memory: { bare: { rss: 40 * MiB, peak: 49 * MiB }, gateway: { rss: 90 * MiB, peak: 108 * MiB }, thin: { rss: 55 * MiB, peak: 63 * MiB } },
+      accounting: { accessLogLines: 0, usage: [] },
+    };
+    const md = thinMarkdown(result, SCENARIOS);
+    expect(md).toContain('| Claude → Anthropic JSON (pass) | 30,000 / 18,000 / 12,000 | 0.60× | 0.40× | 0.67× | +0.300 / +0.600 ms | 33 / 56 / 83 |');
+    expect(md).toContain('thin gateway 63.0 MiB, gateway 108.0 MiB, bare proxy 49.0 MiB');
+    // Scenarios without a thin measurement are left out; none at all gives nothing.
+    expect(md).not.toContain('SSE');
+    expect(thinMarkdown({ ...result, scenarios: {} }, SCENARIOS)).toBe('');
   });
 });
