@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { readThinConfig, settleThin } from './lib/thin-gateway.ts';
 
-const { keys, routes } = readThinConfig(process.argv, (path) => readFileSync(path, 'utf8'));
+const { keys, routes } = readThinConfig(process.argv, process.env, (path) => readFileSync(path, 'utf8'));
 const HEADERS_TIMEOUT_MS = 600_000;
 const decoder = new TextDecoder();
 let requests = 0;

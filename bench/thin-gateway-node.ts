@@ -14,7 +14,7 @@ import process from 'node:process';
 import { Pool } from 'undici';
 import { readThinConfig, settleThin, type ThinRoute } from './lib/thin-gateway.ts';
 
-const { keys, routes } = readThinConfig(process.argv, (path) => readFileSync(path, 'utf8'));
+const { keys, routes } = readThinConfig(process.argv, process.env, (path) => readFileSync(path, 'utf8'));
 const HEADERS_TIMEOUT_MS = 600_000;
 const pools = new Map<string, Pool>();
 

@@ -29,24 +29,29 @@ export interface ThinRoute {
   splice(text: string, clientModel: string): string;
 }
 
-/** Keys (presented key → key id) and routes (model name, plain or prefixed → route) of `--config PATH`'s Anthropic models. */
-export function readThinConfig(argv: readonly string[], readText: (path: string) => string): { keys: Map<string, string>; routes: Map<string, ThinRoute> } {
+/**
+ * Keys (presented key → key id) and routes (model name, plain or prefixed → route) of the
+ * configuration's Anthropic models; the file comes from `--config PATH` or SWITCHYARD_CONFIG, as
+ * the gateway's does.
+ */
+export function readThinConfig(argv: readonly string[], env: Record<string, string | undefined>, readText: (path: string) => string): { keys: Map<string, string>; routes: Map<string, ThinRoute> } {
   const at = argv.indexOf('--config');
-  if (at < 0 || !argv[at + 1]) throw new Error('thin-gateway: --config PATH is required');
-  const config = JSON.parse(readText(argv[at + 1]!)) as BenchConfig;
+  const path = at >= 0 ? argv[at + 1] : env.SWITCHYARD_CONFIG;
+  if (!path) throw new Error('thin-gateway: --config PATH (or SWITCHYARD_CONFIG) is required');
+  const config = JSON.parse(readText(path)) as BenchConfig;
   const keys = new Map(config.keys.map((k) => [k.key, k.id]));
   const routes = new Map<string, ThinRoute>();
   for (const model of config.models) {
     const target = model.routes[0]!;
     const provider = config.providers[target.provider]!;
     if (provider.type !== 'anthropic') continue;
-    const url = `${provider.baseUrl}/v1/messages`;
+    const url = new URL(`${provider.baseUrl}/v1/messages`);
     const upstreamModel = JSON.stringify(target.model);
     const route: ThinRoute = {
       model: model.id,
-      url,
-      origin: new URL(url).origin,
-      path: new URL(url).pathname,
+      url: url.href,
+      origin: url.origin,
+      path: url.pathname,
       apiKey: provider.apiKey,
       // The benchmark's bodies name their model once, before anything that could repeat it.
       splice(text, clientModel) {

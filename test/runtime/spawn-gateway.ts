@@ -28,15 +28,16 @@ export interface SpawnedGateway {
 /**
  * Starts a gateway in another runtime with `config` written to a temporary SWITCHYARD_CONFIG and
  * PORT=0 (the adapters print the port they got), and resolves once it says it is listening.
+ * `env` adds to the environment (the benchmark's bare proxies take UPSTREAM).
  */
-export async function spawnGateway(command: string, args: string[], config: GatewayConfigInput, timeoutMs = 45_000): Promise<SpawnedGateway> {
+export async function spawnGateway(command: string, args: string[], config: GatewayConfigInput, timeoutMs = 45_000, env: Record<string, string> = {}): Promise<SpawnedGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-runtime-'));
   const configPath = join(dir, 'switchyard.json');
   // Each runtime also runs its own SQLite driver (bun:sqlite, node:sqlite) under the suite.
   writeFileSync(configPath, JSON.stringify({ storage: { kind: 'sqlite', path: join(dir, 'switchyard.db') }, ...config }));
   const child = spawn(command, args, {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SWITCHYARD_CONFIG: configPath, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SWITCHYARD_CONFIG: configPath, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1', ...env },
     // stdout carries one access-log line per request: not needed here.
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -4,7 +4,7 @@ import { gatewayConfig } from '../../../bench/lib/gateway-config.ts';
 import { readThinConfig, readThinUsage } from '../../../bench/lib/thin-gateway.ts';
 
 const config = JSON.stringify(gatewayConfig(18080, 'memory'));
-const read = (argv: string[]) => readThinConfig(argv, (path) => {
+const read = (argv: string[], env: Record<string, string> = {}) => readThinConfig(argv, env, (path) => {
   expect(path).toBe('/cfg.json');
   return config;
 });
@@ -20,6 +20,8 @@ describe('the thin gateways', () => {
     expect(routes.has('bench.oss-json')).toBe(false);
     expect(routes.has('bench.gemini-sse')).toBe(false);
     expect(() => read(['node', 'thin'])).toThrow(/--config PATH/);
+    // SWITCHYARD_CONFIG, as for the gateway, when no --config is given.
+    expect(read(['node', 'thin'], { SWITCHYARD_CONFIG: '/cfg.json' }).routes.has('claude-json')).toBe(true);
   });
 
   it("splice the upstream model into the benchmark's bodies, leaving every other byte", () => {
