@@ -51,25 +51,28 @@ afterAll(async () => {
 });
 
 const bun = runtimeBin('bun');
+const deno = runtimeBin('deno');
 const node = (entry: string): [string, string[]] => [process.execPath, ['--import', 'tsx', entry]];
-const RUNTIMES: Array<[name: string, available: boolean, command: (entry: string) => [string, string[]]]> = [
-  ['node', true, node],
-  ['bun', bun !== undefined, (entry) => [bun!, ['run', entry]]],
+/** Deno has a bare proxy and no thin gateway. */
+const RUNTIMES: Array<[name: string, available: boolean, command: (entry: string) => [string, string[]], thin: boolean]> = [
+  ['node', true, node, true],
+  ['bun', bun !== undefined, (entry) => [bun!, ['run', entry]], true],
+  ['deno', deno !== undefined, (entry) => [deno!, ['run', '-A', entry]], false],
 ];
 const config = () => {
   const { port } = new URL(upstream.url);
   return gatewayConfig(Number(port), 'memory');
 };
 
-for (const [runtime, available, command] of RUNTIMES) {
+for (const [runtime, available, command, hasThin] of RUNTIMES) {
   describe.skipIf(!available)(`the benchmark's baselines on ${runtime}`, () => {
     let bare: SpawnedGateway;
-    let thin: SpawnedGateway;
+    let thin: SpawnedGateway | undefined;
 
     beforeAll(async () => {
       [bare, thin] = await Promise.all([
         spawnGateway(...command(`bench/bare-proxy-${runtime}.ts`), config(), 45_000, { UPSTREAM: upstream.url }),
-        spawnGateway(...command(`bench/thin-gateway-${runtime}.ts`), config()),
+        hasThin ? spawnGateway(...command(`bench/thin-gateway-${runtime}.ts`), config()) : undefined,
       ]);
     }, 60_000);
 
@@ -85,13 +88,13 @@ for (const [runtime, available, command] of RUNTIMES) {
       }
     });
 
-    it('thin gateway: sends the upstream model with the gateway key and relays the answer', async () => {
+    it.skipIf(!hasThin)('thin gateway: sends the upstream model with the gateway key and relays the answer', async () => {
       for (const [request, answer, upstreamPath] of [
         ['claude-anthropic-json.json', 'anthropic-message.json', '/anthropic-json/v1/messages'],
         ['claude-anthropic-sse.json', 'anthropic-stream.sse', '/anthropic-sse/v1/messages'],
       ] as const) {
         const before = seen.length;
-        const res = await fetch(`${thin.url}/api/anthropic/v1/messages`, {
+        const res = await fetch(`${thin!.url}/api/anthropic/v1/messages`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-api-key': BENCH_KEY, 'anthropic-version': '2023-06-01' },
           body: body(request),
@@ -106,8 +109,8 @@ for (const [runtime, available, command] of RUNTIMES) {
       }
     });
 
-    it('thin gateway: refuses an unknown key and a body that is not JSON', async () => {
-      const url = `${thin.url}/api/anthropic/v1/messages`;
+    it.skipIf(!hasThin)('thin gateway: refuses an unknown key and a body that is not JSON', async () => {
+      const url = `${thin!.url}/api/anthropic/v1/messages`;
       const wrongKey = await fetch(url, { method: 'POST', headers: { 'x-api-key': 'nope' }, body: body('claude-anthropic-json.json') });
       expect(wrongKey.status).toBe(401);
       const notJson = await fetch(url, { method: 'POST', headers: { 'x-api-key': BENCH_KEY }, body: '{"model":' });
