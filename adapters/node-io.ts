@@ -6,16 +6,22 @@ import { Reply, type ChunkReader } from '../core/index.ts';
  * core's answer → node:http. A `Reply` goes out as it is: text and bytes in one write with their
  * length, a streamed body chunk by chunk with write backpressure, and a web Response (what
  * embedded handlers and a few core routes return) the same way after its headers are copied.
+ * Not async: an async function returning the relay's promise would cost two more microtasks
+ * and a promise on every request; the relay's promise (a body still going out) is returned as is.
  */
-export async function writeNodeReply(reply: Reply | Response, res: ServerResponse, req?: IncomingMessage): Promise<void> {
+export function writeNodeReply(reply: Reply | Response, res: ServerResponse, req?: IncomingMessage): Promise<void> | undefined {
   if (!(reply instanceof Reply)) return writeNodeResponse(reply, res, req);
   const headers: OutgoingHttpHeaders = reply.headers;
   closeIfUnread(req, res, headers);
   const { body } = reply;
-  if (body === null) return void res.writeHead(reply.status, headers).end();
+  if (body === null) {
+    res.writeHead(reply.status, headers).end();
+    return undefined;
+  }
   if (typeof body === 'string' || body instanceof Uint8Array) {
     headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-    return void res.writeHead(reply.status, headers).end(body);
+    res.writeHead(reply.status, headers).end(body);
+    return undefined;
   }
   const reader = body instanceof ReadableStream ? body.getReader() : body;
   if (reply.streaming) return writeStream(reader, res, reply.status, headers);

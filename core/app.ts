@@ -8,18 +8,27 @@ import { registerGeminiRoutes } from './families/gemini/routes.ts';
 import { registerOpenAIRoutes } from './families/openai/routes.ts';
 import { jsonReply } from './http/respond.ts';
 import { authenticate } from './keys.ts';
+import { isPromise, type MaybePromise } from './maybe-promise.ts';
 
 export type GatewayRouter = RouterType<IRequestStrict, [RequestContext]>;
-export type Guard = (req: IRequestStrict, ctx: RequestContext) => Promise<undefined>;
+export type Guard = (req: IRequestStrict, ctx: RequestContext) => MaybePromise<undefined>;
 
 /** Builds the route table once; handlers receive the per-request context as itty's extra argument. */
 export function buildRouter(services: GatewayServices): GatewayRouter {
   const { segments, basePath } = services.config;
   const router: GatewayRouter = Router<IRequestStrict, [RequestContext]>();
 
-  const guard: Guard = async (req, ctx) => {
-    ctx.key = await authenticate(services.keys, req, ctx.url);
-    return undefined;
+  // Not async: a known key is answered from memory, and then the guard costs no promise.
+  const guard: Guard = (req, ctx) => {
+    const key = authenticate(services.keys, req, ctx.url);
+    if (!isPromise(key)) {
+      ctx.key = key;
+      return undefined;
+    }
+    return key.then((record) => {
+      ctx.key = record;
+      return undefined;
+    });
   };
 
   router.get(`${basePath}/healthz`, (_req, ctx) => jsonReply(ctx, { status: 'ok' }));

@@ -1,15 +1,18 @@
 import type { Meter } from './accounting/types.ts';
 import type { AdminDeps } from './admin/routes.ts';
+import type { IRequestStrict } from 'itty-router';
 import { buildRouter, familyOfPath } from './app.ts';
 import { createCatalog, type Catalog } from './catalog.ts';
 import { readConfig, type GatewayConfig, type GatewayConfigInput } from './config.ts';
 import type { AccessLogEntry, GatewayServices, RequestContext } from './context.ts';
 import { GatewayError, toGatewayError } from './errors.ts';
+import { dispatch } from './dispatch.ts';
 import { ERROR_WRITERS } from './families/family.ts';
 import { readClientSignal } from './http/client-signal.ts';
 import { Reply, replyToResponse, type ReplyHeaders } from './http/reply.ts';
 import { jsonReply } from './http/respond.ts';
 import { createStaticKeyVerifier, type KeyVerifier } from './keys.ts';
+import { isPromise } from './maybe-promise.ts';
 import { createUpstreams } from './upstreams/registry.ts';
 import type { UpstreamFetch } from './upstreams/types.ts';
 
@@ -59,7 +62,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
   const services: GatewayServices = {
     config,
     catalog,
-    keys: { verify: async (presented) => (await keysReady).verify(presented) },
+    keys: readyVerifier(keysReady),
     fetch: options.fetch ?? ((url, init) => fetch(url, init)),
     upstreams: createUpstreams(config),
     log: options.log ?? ((entry) => console.log(JSON.stringify(entry))),
@@ -91,7 +94,8 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
     let response: Reply | Response;
     let failure: string | undefined;
     try {
-      response = (await router.fetch(request as never, ctx)) as Reply | Response;
+      const answer = dispatch(router.routes, request as unknown as IRequestStrict, ctx);
+      response = (isPromise(answer) ? await answer : answer) as Reply | Response;
     } catch (thrown) {
       const err = toGatewayError(thrown);
       if (err.kind === 'internal') services.logError(ctx.id, thrown);
@@ -117,6 +121,13 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
   }
 
   return { fetch: async (request) => replyToResponse(await handle(request)), reply: handle, config, catalog };
+}
+
+/** Waits for the verifier only until it is built; after that, calls go straight to it. */
+function readyVerifier(ready: Promise<KeyVerifier>): KeyVerifier {
+  let verifier: KeyVerifier | undefined;
+  void ready.then((built) => (verifier = built), () => {});
+  return { verify: (presented) => (verifier ? verifier.verify(presented) : ready.then((built) => built.verify(presented))) };
 }
 
 function createIdSource(): () => string {

@@ -8,6 +8,7 @@ export { buildDefaultConfig } from './default-config.ts';
 export { GatewayError, isGatewayError, type ErrorKind } from './errors.ts';
 export type { AccessLogEntry } from './context.ts';
 export type { KeyVerifier, KeyRecord } from './keys.ts';
+export type { MaybePromise } from './maybe-promise.ts';
 export type { UpstreamFetch, UpstreamInit, UpstreamResponse, HeadersLike } from './upstreams/types.ts';
 export { Reply, replyToResponse, streamOfReader, type ChunkReader, type ReplyBody, type ReplyHeaders } from './http/reply.ts';
 export { sha256Hex } from './http/sha256.ts';

@@ -1,6 +1,7 @@
 import type { KeyConfig } from './config.ts';
 import { GatewayError } from './errors.ts';
 import { sha256Hex } from './http/sha256.ts';
+import { isPromise, type MaybePromise } from './maybe-promise.ts';
 
 export interface KeyRecord {
   id: string;
@@ -21,7 +22,7 @@ export interface KeyRecord {
  * store nor the comparison holds or leaks the secret.
  */
 export interface KeyVerifier {
-  verify(presented: string): Promise<KeyRecord | undefined>;
+  verify(presented: string): MaybePromise<KeyRecord | undefined>;
 }
 
 /** Static keys from the configuration, hashed once at start-up. */
@@ -34,9 +35,9 @@ export async function createStaticKeyVerifier(keys: readonly KeyConfig[]): Promi
   return {
     // A Map lookup keyed by the digest: what varies with timing is the attacker's own hash,
     // which tells nothing about any stored key.
-    async verify(presented) {
+    verify(presented) {
       const hash = hashPresentedKey(presented);
-      return byHash.get(typeof hash === 'string' ? hash : await hash);
+      return typeof hash === 'string' ? byHash.get(hash) : hash.then((digest) => byHash.get(digest));
     },
   };
 }
@@ -81,12 +82,16 @@ export function readPresentedKey(request: Request, url: URL): string | undefined
   return query || undefined;
 }
 
-export async function authenticate(verifier: KeyVerifier, request: Request, url: URL): Promise<KeyRecord> {
+export function authenticate(verifier: KeyVerifier, request: Request, url: URL): MaybePromise<KeyRecord> {
   const presented = readPresentedKey(request, url);
   if (!presented) {
     throw new GatewayError('authentication', 'Missing API key: send it as "Authorization: Bearer <key>", "x-api-key", "x-goog-api-key" or "?key="');
   }
-  const record = await verifier.verify(presented);
+  const record = verifier.verify(presented);
+  return isPromise(record) ? record.then(requireRecord) : requireRecord(record);
+}
+
+function requireRecord(record: KeyRecord | undefined): KeyRecord {
   if (!record) throw new GatewayError('authentication', 'Invalid API key');
   return record;
 }

@@ -9,6 +9,7 @@ import type { Clock, KeyBackend, KeyEvents, KeyStore, Meter, RateLimiter, UsageS
 import { createUsageWriter } from '../../core/accounting/usage-writer.ts';
 import type { KeyConfig } from '../../core/config.ts';
 import { createStaticKeyVerifier } from '../../core/keys.ts';
+import { isPromise } from '../../core/maybe-promise.ts';
 
 export interface Storage {
   /** Stored keys, with the configuration's static keys accepted alongside. */
@@ -94,7 +95,14 @@ export async function openStorage(config: AccountingConfig & { keys?: readonly K
   const fixed = config.keys?.length ? await createStaticKeyVerifier(config.keys) : undefined;
   const keys: KeyStore = {
     ...store,
-    verify: fixed ? async (presented) => (await fixed.verify(presented)) ?? store.verify(presented) : store.verify,
+    // The configuration's keys first, then the stored ones; a cached answer stays synchronous.
+    verify: fixed
+      ? (presented) => {
+          const found = fixed.verify(presented);
+          if (isPromise(found)) return found.then((record) => record ?? store.verify(presented));
+          return found ?? store.verify(presented);
+        }
+      : store.verify,
   };
   const usageWriter = createUsageWriter(usage, { ...config.usageBatch, onError });
   const meter = createMeter({

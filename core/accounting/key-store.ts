@@ -3,8 +3,9 @@ import { sha256Hex } from '../http/sha256.ts';
 import { newKeyId, newSecret, secretPrefix } from './key-secret.ts';
 import type { Clock, CreateKeyInput, KeyBackend, KeyEvents, KeyStore, StoredKey } from './types.ts';
 import { systemClock } from './types.ts';
-import { createVerifyCache, isLive } from './verify-cache.ts';
-import { hashPresentedKey } from '../keys.ts';
+import { createVerifyCache, isLive, type VerifyEntry } from './verify-cache.ts';
+import { hashPresentedKey, type KeyRecord } from '../keys.ts';
+import { isPromise, type MaybePromise } from '../maybe-promise.ts';
 
 export interface KeyStoreOptions {
   /** How long a verification is trusted without asking storage; also the bound on revocation delay. */
@@ -27,6 +28,16 @@ export function createKeyStore(backend: KeyBackend, options: KeyStoreOptions = {
   const onError = options.onError ?? ((err) => console.error(`switchyard: key event: ${String(err)}`));
   events?.subscribe((keyId) => cache.dropKey(keyId));
 
+  /** A cached key is answered without a promise: this runs on every request. */
+  function verifyHash(hash: string): MaybePromise<KeyRecord | undefined> {
+    const entry = cache.lookup(hash, () => backend.findByHash(hash));
+    return isPromise(entry) ? entry.then(readEntry) : readEntry(entry);
+  }
+
+  function readEntry(entry: VerifyEntry): KeyRecord | undefined {
+    return entry.match && isLive(entry.match, clock.now()) ? entry.record : undefined;
+  }
+
   async function announce(keyId: string): Promise<void> {
     cache.dropKey(keyId);
     // A lost event only delays the change to the cache TTL, so it never fails the operation.
@@ -34,11 +45,9 @@ export function createKeyStore(backend: KeyBackend, options: KeyStoreOptions = {
   }
 
   return {
-    async verify(presented) {
-      const presentedHash = hashPresentedKey(presented);
-      const hash = typeof presentedHash === 'string' ? presentedHash : await presentedHash;
-      const entry = await cache.lookup(hash, () => backend.findByHash(hash));
-      return entry.match && isLive(entry.match, clock.now()) ? entry.record : undefined;
+    verify(presented) {
+      const hash = hashPresentedKey(presented);
+      return typeof hash === 'string' ? verifyHash(hash) : hash.then(verifyHash);
     },
 
     async create(input) {

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.ts';
 import type { KeyRecord } from '../keys.ts';
-import { costNanoUsd, totalTokens, usdToNano, worstCaseNanoUsd, type PriceTable } from './prices.ts';
+import { costNanoUsd, totalTokens, usdToNano, worstCaseNanoUsd, type ModelPrice, type PriceTable } from './prices.ts';
 import type { CallInfo, Clock, Counter, CounterChange, Meter, RateLimiter, Reservation, UsageRecord, UsageSink } from './types.ts';
 import { systemClock } from './types.ts';
 
@@ -41,70 +41,75 @@ export function createMeter(options: MeterOptions): Meter {
   }
 
   return {
-    async admit(key, call) {
+    // A key without limits or a budget (the usual case) is admitted without a promise.
+    admit(key, call) {
       const admittedAt = clock.now();
       const counters: Counter[] = [];
       const tokens = Math.max(0, Math.ceil(call.estimatedInputTokens)) + Math.max(0, Math.ceil(call.maxOutputTokens));
       if (key.rpm !== undefined) counters.push({ name: `rpm:${key.id}`, windowMs: MINUTE, limit: key.rpm, amount: 1 });
       if (key.tpm !== undefined) counters.push({ name: `tpm:${key.id}`, windowMs: MINUTE, limit: key.tpm, amount: tokens });
       const price = prices[call.model];
-      if (key.budgetUsd !== undefined) {
-        if (!price) {
-          throw new GatewayError('permission', `This API key has a budget, and no price is configured for model "${call.model}"`, { param: 'model' });
-        }
-        const worst = worstCaseNanoUsd(Math.max(0, call.estimatedInputTokens), Math.max(0, call.maxOutputTokens), price);
-        counters.push({ name: `budget:${key.id}`, limit: usdToNano(key.budgetUsd), amount: worst, seed: await seedFor(key.id) });
-      }
-
-      let at = admittedAt;
-      if (counters.length) {
-        const acquired = await limiter.acquire(call.requestId, counters);
-        if (!acquired.ok) throw refusal(key, counters.find((c) => c.name === acquired.counter)!, acquired.retryAfterMs);
-        at = acquired.at;
-      }
-
-      let settled = false;
-      const reservation: Reservation = {
-        settle(outcome) {
-          if (settled) return;
-          settled = true;
-          const used = outcome.usage;
-          // A call that succeeded without reporting usage (e.g. a passthrough the pipeline could
-          // not read) keeps its worst case: unknown spend must not become free spend.
-          const unknown = !used && outcome.status < 400 && !outcome.aborted;
-          const worstCost = counters.find((c) => c.name.startsWith('budget:'))?.amount;
-          const cost = used && price ? costNanoUsd(used, price) : unknown && worstCost !== undefined ? worstCost : 0;
-          const changes: CounterChange[] = [];
-          for (const counter of counters) {
-            const tokens = used ? totalTokens(used) : unknown ? counter.amount : 0;
-            if (counter.name.startsWith('tpm:')) changes.push(changeOf(counter, tokens));
-            if (counter.name.startsWith('budget:')) changes.push(changeOf(counter, cost));
-          }
-          if (changes.length) limiter.settle(call.requestId, at, changes).catch(onError);
-          const record: UsageRecord = {
-            requestId: call.requestId,
-            time: admittedAt,
-            keyId: key.id,
-            family: call.family,
-            model: call.model,
-            status: outcome.status,
-            inputTokens: used?.inputTokens ?? 0,
-            outputTokens: used?.outputTokens ?? 0,
-            cacheReadTokens: used?.cacheReadTokens ?? 0,
-            cacheWriteTokens: used?.cacheWriteTokens ?? 0,
-            costNanoUsd: cost,
-            latencyMs: Math.round(outcome.latencyMs),
-            aborted: outcome.aborted,
-          };
-          if (outcome.provider !== undefined) record.provider = outcome.provider;
-          if (outcome.upstreamModel !== undefined) record.upstreamModel = outcome.upstreamModel;
-          if (outcome.ttfbMs !== undefined) record.ttfbMs = Math.round(outcome.ttfbMs);
-          usage.add(record);
-        },
-      };
-      return reservation;
+      if (key.budgetUsd === undefined && !counters.length) return reserve(key, call, price, counters, admittedAt, admittedAt);
+      return acquire(key, call, price, counters, admittedAt);
     },
   };
+
+  async function acquire(key: KeyRecord, call: CallInfo, price: ModelPrice | undefined, counters: Counter[], admittedAt: number): Promise<Reservation> {
+    if (key.budgetUsd !== undefined) {
+      if (!price) {
+        throw new GatewayError('permission', `This API key has a budget, and no price is configured for model "${call.model}"`, { param: 'model' });
+      }
+      const worst = worstCaseNanoUsd(Math.max(0, call.estimatedInputTokens), Math.max(0, call.maxOutputTokens), price);
+      counters.push({ name: `budget:${key.id}`, limit: usdToNano(key.budgetUsd), amount: worst, seed: await seedFor(key.id) });
+    }
+    const acquired = await limiter.acquire(call.requestId, counters);
+    if (!acquired.ok) throw refusal(key, counters.find((c) => c.name === acquired.counter)!, acquired.retryAfterMs);
+    return reserve(key, call, price, counters, admittedAt, acquired.at);
+  }
+
+  /** The reservation a call settles once; `at` is when the limiter counted it. */
+  function reserve(key: KeyRecord, call: CallInfo, price: ModelPrice | undefined, counters: readonly Counter[], admittedAt: number, at: number): Reservation {
+    let settled = false;
+    const reservation: Reservation = {
+      settle(outcome) {
+        if (settled) return;
+        settled = true;
+        const used = outcome.usage;
+        // A call that succeeded without reporting usage (e.g. a passthrough the pipeline could
+        // not read) keeps its worst case: unknown spend must not become free spend.
+        const unknown = !used && outcome.status < 400 && !outcome.aborted;
+        const worstCost = counters.find((c) => c.name.startsWith('budget:'))?.amount;
+        const cost = used && price ? costNanoUsd(used, price) : unknown && worstCost !== undefined ? worstCost : 0;
+        const changes: CounterChange[] = [];
+        for (const counter of counters) {
+          const tokens = used ? totalTokens(used) : unknown ? counter.amount : 0;
+          if (counter.name.startsWith('tpm:')) changes.push(changeOf(counter, tokens));
+          if (counter.name.startsWith('budget:')) changes.push(changeOf(counter, cost));
+        }
+        if (changes.length) limiter.settle(call.requestId, at, changes).catch(onError);
+        const record: UsageRecord = {
+          requestId: call.requestId,
+          time: admittedAt,
+          keyId: key.id,
+          family: call.family,
+          model: call.model,
+          status: outcome.status,
+          inputTokens: used?.inputTokens ?? 0,
+          outputTokens: used?.outputTokens ?? 0,
+          cacheReadTokens: used?.cacheReadTokens ?? 0,
+          cacheWriteTokens: used?.cacheWriteTokens ?? 0,
+          costNanoUsd: cost,
+          latencyMs: Math.round(outcome.latencyMs),
+          aborted: outcome.aborted,
+        };
+        if (outcome.provider !== undefined) record.provider = outcome.provider;
+        if (outcome.upstreamModel !== undefined) record.upstreamModel = outcome.upstreamModel;
+        if (outcome.ttfbMs !== undefined) record.ttfbMs = Math.round(outcome.ttfbMs);
+        usage.add(record);
+      },
+    };
+    return reservation;
+  }
 }
 
 function changeOf(counter: Counter, actual: number): CounterChange {

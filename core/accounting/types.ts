@@ -1,4 +1,5 @@
 import type { Family } from '../families/family.ts';
+import type { MaybePromise } from '../maybe-promise.ts';
 import type { Usage } from '../ir.ts';
 import type { KeyRecord, KeyVerifier } from '../keys.ts';
 
@@ -147,7 +148,7 @@ export interface Reservation {
 
 export interface Meter {
   /** Throws GatewayError('rate_limit', …, { retryAfter }) when a limit refuses the call. */
-  admit(key: KeyRecord, call: CallInfo): Promise<Reservation>;
+  admit(key: KeyRecord, call: CallInfo): MaybePromise<Reservation>;
 }
 
 export interface UsageRecord {

@@ -1,7 +1,8 @@
 import type { KeyRecord } from '../keys.ts';
+import type { MaybePromise } from '../maybe-promise.ts';
 import type { Clock, HashMatch } from './types.ts';
 
-interface Entry {
+export interface VerifyEntry {
   match: HashMatch | undefined;
   /** Built once per entry so that a cached verification allocates nothing. */
   record: KeyRecord | undefined;
@@ -10,7 +11,7 @@ interface Entry {
 
 export interface VerifyCache {
   /** The stored match for a hash, from memory when fresher than the TTL. */
-  lookup(hash: string, load: () => Promise<HashMatch | undefined>): Promise<Entry>;
+  lookup(hash: string, load: () => Promise<HashMatch | undefined>): MaybePromise<VerifyEntry>;
   /** Forgets every cached hash of a key (revoked or rotated here or on another instance). */
   dropKey(keyId: string): void;
 }
@@ -21,15 +22,15 @@ export interface VerifyCache {
  * `ttlMs`. Concurrent misses for one hash share a single load.
  */
 export function createVerifyCache(ttlMs: number, clock: Clock, maxEntries = 10_000): VerifyCache {
-  const entries = new Map<string, Entry>();
-  const loading = new Map<string, Promise<Entry>>();
+  const entries = new Map<string, VerifyEntry>();
+  const loading = new Map<string, Promise<VerifyEntry>>();
   // A load that began before a drop may have read the pre-revocation row: it is used once, never cached.
   let generation = 0;
 
-  async function load(hash: string, read: () => Promise<HashMatch | undefined>): Promise<Entry> {
+  async function load(hash: string, read: () => Promise<HashMatch | undefined>): Promise<VerifyEntry> {
     const started = generation;
     const match = await read();
-    const entry: Entry = { match, record: match && toKeyRecord(match), until: clock.now() + ttlMs };
+    const entry: VerifyEntry = { match, record: match && toKeyRecord(match), until: clock.now() + ttlMs };
     if (ttlMs > 0 && started === generation) {
       if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
       entries.set(hash, entry);
@@ -40,11 +41,11 @@ export function createVerifyCache(ttlMs: number, clock: Clock, maxEntries = 10_0
   return {
     lookup(hash, read) {
       const hit = entries.get(hash);
-      if (hit && hit.until > clock.now()) return Promise.resolve(hit);
+      if (hit && hit.until > clock.now()) return hit;
       if (hit) entries.delete(hash);
       const joined = loading.get(hash);
       if (joined) return joined;
-      const pending: Promise<Entry> = load(hash, read).finally(() => {
+      const pending: Promise<VerifyEntry> = load(hash, read).finally(() => {
         if (loading.get(hash) === pending) loading.delete(hash);
       });
       loading.set(hash, pending);

@@ -4,6 +4,7 @@ import type { CatalogModel } from '../catalog.ts';
 import type { RequestContext } from '../context.ts';
 import { Reply, readerOfBody } from '../http/reply.ts';
 import type { SourceFamily, Usage } from '../ir.ts';
+import type { MaybePromise } from '../maybe-promise.ts';
 import type { ChatOutcome } from './run-chat.ts';
 import { readPassthroughUsage, tapPassthroughUsage } from './read-passthrough-usage.ts';
 
@@ -18,7 +19,7 @@ export interface AdmissionHint {
 /** Reserved when a client sets no cap; the reservation is settled to real usage afterwards. */
 const DEFAULT_MAX_OUTPUT = 32_768;
 
-export async function admitCall(ctx: RequestContext, model: CatalogModel, family: SourceFamily, hint: AdmissionHint): Promise<Reservation | undefined> {
+export function admitCall(ctx: RequestContext, model: CatalogModel, family: SourceFamily, hint: AdmissionHint): MaybePromise<Reservation | undefined> {
   const meter = ctx.services.meter;
   if (!meter) return undefined;
   return meter.admit(ctx.key!, {

@@ -1,3 +1,4 @@
+import { encodeMark, indexOfBytes, lastIndexOfBytes } from '../http/find-bytes.ts';
 import { joinBytes } from '../http/join-bytes.ts';
 import type { ChunkReader } from '../http/reply.ts';
 import type { SourceFamily, Usage } from '../ir.ts';
@@ -45,8 +46,9 @@ const TAIL_BYTES = 2048;
  * Gemini's last usageMetadata). Either mark missing means the whole window is read. Quoted, so
  * the `event:` line and escaped text (`\"usage\"`) never match.
  */
-const HEAD_EVENT: Partial<Record<SourceFamily, string>> = { anthropic: '"message_start"' };
-const TAIL_MARK: Record<SourceFamily, string> = { anthropic: '"usage"', gemini: '"usageMetadata"', openai: '"usage"' };
+const HEAD_EVENT: Partial<Record<SourceFamily, Uint8Array>> = { anthropic: encodeMark('"message_start"') };
+const TAIL_MARK: Record<SourceFamily, Uint8Array> = { anthropic: encodeMark('"usage"'), gemini: encodeMark('"usageMetadata"'), openai: encodeMark('"usage"') };
+const EVENT_END = encodeMark('\n\n');
 
 /** Reads the usage counters out of a whole passthrough body (a JSON answer). */
 export function readPassthroughUsage(body: string | Uint8Array, family: SourceFamily): Usage | undefined {
@@ -92,9 +94,11 @@ export function tapPassthroughUsage(body: ChunkReader, family: SourceFamily, don
     if (total === headSize) {
       scan(decoder.decode(joinBytes(head, headSize)), family, seen);
     } else {
-      if (headSize) scanHead(decoder.decode(joinBytes(head, headSize)), family, seen);
-      const tail = decoder.decode(lastBytes(recent, recentSize, TAIL_BYTES));
-      scan(tail, family, seen, Math.max(0, tail.lastIndexOf(TAIL_MARK[family])));
+      if (headSize) scanHead(joinBytes(head, headSize), family, seen);
+      // Only the windows' marked parts are decoded: a few hundred bytes instead of 4 KiB a stream.
+      const tail = lastBytes(recent, recentSize, TAIL_BYTES);
+      const mark = lastIndexOfBytes(tail, TAIL_MARK[family]);
+      scan(decoder.decode(mark < 0 ? tail : tail.subarray(mark)), family, seen);
     }
     done(toUsage(family, seen), aborted);
   };
@@ -140,12 +144,13 @@ function lastBytes(chunks: readonly Uint8Array[], size: number, limit: number): 
  * (a huge first event), the whole window is read, except a number running up to the window's
  * cut, which may be truncated.
  */
-function scanHead(text: string, family: SourceFamily, seen: Partial<Record<keyof Usage, number>>): void {
+function scanHead(bytes: Uint8Array, family: SourceFamily, seen: Partial<Record<keyof Usage, number>>): void {
   const mark = HEAD_EVENT[family];
-  const at = mark ? text.indexOf(mark) : -1;
-  const end = at < 0 ? -1 : text.indexOf('\n\n', at);
-  if (end < 0) scan(text, family, seen, 0, text.length, true);
-  else scan(text, family, seen, 0, end);
+  const at = mark ? indexOfBytes(bytes, mark) : -1;
+  const end = at < 0 ? -1 : indexOfBytes(bytes, EVENT_END, at);
+  if (end >= 0) return scan(decoder.decode(bytes.subarray(0, end)), family, seen);
+  const text = decoder.decode(bytes);
+  scan(text, family, seen, 0, text.length, true);
 }
 
 /** Counters in `text` from `from` up to `to` (matches starting there); the last value of each wins. */

@@ -5,6 +5,7 @@ import type { ChatRequest, ChatResult, SourceFamily, StreamEvent } from '../ir.t
 import type { Reply } from '../http/reply.ts';
 import { openStaged, type StagedStream } from '../http/staged-stream.ts';
 import { checkModelAllowed } from '../keys.ts';
+import { isPromise } from '../maybe-promise.ts';
 import type { PassthroughCall, Upstream, UpstreamRequest } from '../upstreams/types.ts';
 import { admitCall, meterOutcome, type AdmissionHint } from './meter-call.ts';
 import { readUpstreamError } from './read-upstream-error.ts';
@@ -48,53 +49,52 @@ export async function runChat(call: ChatCall): Promise<ChatOutcome> {
   const { ctx, model } = call;
   checkModelAllowed(ctx.key!, model.id);
   ctx.model = model.id;
-  const reservation = await admitCall(ctx, model, call.family, call.admission);
-  if (!reservation) return runRoutes(call);
-  try {
-    return meterOutcome(ctx, await runRoutes(call), reservation, call.family);
-  } catch (err) {
-    reservation.settle({ status: toGatewayError(err).status, latencyMs: performance.now() - ctx.started, aborted: ctx.signal.aborted });
-    throw err;
-  }
-}
-
-async function runRoutes(call: ChatCall): Promise<ChatOutcome> {
-  const { ctx, model } = call;
+  const admitted = admitCall(ctx, model, call.family, call.admission);
+  const reservation = isPromise(admitted) ? await admitted : admitted;
+  // The route loop runs here rather than in a function of its own: every async layer between
+  // the front door and the upstream call costs each request a promise and a microtask.
   let first: GatewayError | undefined;
   let ir: ChatRequest | undefined;
-  for (const target of model.routes) {
-    const upstream = ctx.services.upstreams.get(target.provider)!;
-    ctx.provider = target.provider;
-    try {
-      const pass = call.passthrough && selectPassthrough(upstream, target, call.family);
-      if (pass) {
-        const passCall = Object.assign({}, call.passthrough!) as PassthroughCall;
-        passCall.target = target;
-        passCall.warn = (message) => void call.warnings.push(message);
-        return { kind: 'reply', reply: await runPassthrough(ctx, upstream, pass, passCall), target };
-      }
-      ir ??= call.request();
-      const req = Object.assign({}, ir);
-      req.model = target.upstreamModel;
-      const routeWarnings: string[] = [];
-      let wire: UpstreamRequest;
+  try {
+    for (const target of model.routes) {
+      const upstream = ctx.services.upstreams.get(target.provider)!;
+      ctx.provider = target.provider;
       try {
-        wire = await upstream.writeRequest(req, target, (message) => routeWarnings.push(message));
+        let outcome: ChatOutcome;
+        const pass = call.passthrough && selectPassthrough(upstream, target, call.family);
+        if (pass) {
+          const passCall = Object.assign({}, call.passthrough!) as PassthroughCall;
+          passCall.target = target;
+          passCall.warn = (message) => void call.warnings.push(message);
+          outcome = { kind: 'reply', reply: await runPassthrough(ctx, upstream, pass, passCall), target };
+        } else {
+          ir ??= call.request();
+          const req = Object.assign({}, ir);
+          req.model = target.upstreamModel;
+          const routeWarnings: string[] = [];
+          let wire: UpstreamRequest;
+          try {
+            wire = await upstream.writeRequest(req, target, (message) => routeWarnings.push(message));
+          } catch (err) {
+            // This route cannot express the request; a later one may (a host with file support, say).
+            if (!isGatewayError(err)) throw err;
+            first ??= err;
+            continue;
+          }
+          outcome = await callRoute(ctx, upstream, target, req, wire);
+          call.warnings.push(...routeWarnings);
+        }
+        return reservation ? meterOutcome(ctx, outcome, reservation, call.family) : outcome;
       } catch (err) {
-        // This route cannot express the request; a later one may (a host with file support, say).
-        if (!isGatewayError(err)) throw err;
+        if (!isGatewayError(err) || !isTransientUpstreamError(err)) throw err;
         first ??= err;
-        continue;
       }
-      const outcome = await callRoute(ctx, upstream, target, req, wire);
-      call.warnings.push(...routeWarnings);
-      return outcome;
-    } catch (err) {
-      if (!isGatewayError(err) || !isTransientUpstreamError(err)) throw err;
-      first ??= err;
     }
+    throw first!;
+  } catch (err) {
+    reservation?.settle({ status: toGatewayError(err).status, latencyMs: performance.now() - ctx.started, aborted: ctx.signal.aborted });
+    throw err;
   }
-  throw first!;
 }
 
 async function callRoute(ctx: RequestContext, upstream: Upstream, target: RouteTarget, req: ChatRequest, wire: UpstreamRequest): Promise<ChatOutcome> {

@@ -1,5 +1,6 @@
 import type { RequestContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
+import { isPromise } from '../maybe-promise.ts';
 import { copyResponseHeaders } from '../http/proxy-headers.ts';
 import { peekStream } from '../http/peek-stream.ts';
 import { Reply } from '../http/reply.ts';
@@ -17,7 +18,8 @@ import { sendUpstream, timeoutFor } from './send-upstream.ts';
  */
 export async function runPassthrough(ctx: RequestContext, upstream: Upstream, pass: Passthrough, call: PassthroughCall): Promise<Reply> {
   const { target } = call;
-  const wire = await pass.writeRequest(call);
+  const written = pass.writeRequest(call);
+  const wire = isPromise(written) ? await written : written;
   const res = await sendUpstream(ctx, target.provider, wire, timeoutFor(ctx, target.config.timeoutMs));
   if (!res.ok) throw await readUpstreamError(upstream, res);
   const headers = withRequestId(ctx, copyResponseHeaders(res.headers));

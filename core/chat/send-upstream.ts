@@ -6,17 +6,27 @@ import type { UpstreamRequest, UpstreamResponse } from '../upstreams/types.ts';
  * Sends one upstream request. The time-out covers only the wait for response headers: a long
  * stream may run as long as it likes. The client's abort signal cancels the call at any point.
  */
-export async function sendUpstream(ctx: RequestContext, provider: string, request: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
+export function sendUpstream(ctx: RequestContext, provider: string, request: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
   const { fetch } = ctx.services;
-  if (fetch.enforcesHeadersTimeout) {
-    try {
-      // Such a client takes the client's signal as it is, a ClientSignal maybe (see UpstreamFetch).
-      const signal = ctx.signal as AbortSignal;
-      return await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body as BodyInit, signal, redirect: 'manual', headersTimeoutMs: timeoutMs });
-    } catch (err) {
-      throw readSendError(ctx, provider, timeoutMs, err, (err as Error | undefined)?.name === 'TimeoutError');
-    }
+  if (!fetch.enforcesHeadersTimeout) return sendWithTimer(ctx, provider, request, timeoutMs);
+  // Such a client takes the client's signal as it is, a ClientSignal maybe (see UpstreamFetch).
+  // Not an async function: on the passthrough path that would be one more promise per request.
+  const signal = ctx.signal as AbortSignal;
+  const mapError = (err: unknown) => readSendError(ctx, provider, timeoutMs, err, (err as Error | undefined)?.name === 'TimeoutError');
+  let pending: Promise<UpstreamResponse>;
+  try {
+    pending = fetch(request.url, { method: 'POST', headers: request.headers, body: request.body as BodyInit, signal, redirect: 'manual', headersTimeoutMs: timeoutMs });
+  } catch (err) {
+    return Promise.reject(mapError(err));
   }
+  return pending.then(undefined, (err: unknown) => {
+    throw mapError(err);
+  });
+}
+
+/** For clients without their own header timer: an AbortController linked to the client, and a timer. */
+async function sendWithTimer(ctx: RequestContext, provider: string, request: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
+  const { fetch } = ctx.services;
   const controller = new AbortController();
   const onClientAbort = () => controller.abort(ctx.signal.reason);
   if (ctx.signal.aborted) onClientAbort();

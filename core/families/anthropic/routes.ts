@@ -1,4 +1,5 @@
 import type { IRequestStrict, RouterType } from 'itty-router';
+import type { Guard } from '../../app.ts';
 import { runChat } from '../../chat/run-chat.ts';
 import { runCountTokens, TOKEN_COUNT_HEADER } from '../../chat/run-count-tokens.ts';
 import type { RequestContext } from '../../context.ts';
@@ -25,7 +26,7 @@ const VERSIONS = new Set(['2023-06-01', '2026-10-21']);
  * {base}/v1/messages/count_tokens`, and the Anthropic-shaped model list. Routing matches the path
  * only, so the `?beta=true` older SDKs add changes nothing.
  */
-export function registerAnthropicRoutes(router: Router, base: string, guard: (req: IRequestStrict, ctx: RequestContext) => Promise<undefined>): void {
+export function registerAnthropicRoutes(router: Router, base: string, guard: Guard): void {
   router.post(`${base}/v1/messages`, guard, async (request, ctx) => {
     const headers = readHeaders(request);
     const { bytes, text, json } = await readJsonBody(request, ctx.services.config.limits.maxBodyBytes);

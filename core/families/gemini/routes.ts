@@ -1,4 +1,5 @@
 import type { IRequestStrict, RouterType } from 'itty-router';
+import type { Guard } from '../../app.ts';
 import type { RequestContext } from '../../context.ts';
 import { runChat } from '../../chat/run-chat.ts';
 import { GatewayError, toGatewayError } from '../../errors.ts';
@@ -18,7 +19,6 @@ import { createGeminiStreamWriter, writeGeminiErrorFrame } from './write-stream.
 import { writeWarnings } from '../../http/warnings.ts';
 
 type Router = RouterType<IRequestStrict, [RequestContext]>;
-type Guard = (req: IRequestStrict, ctx: RequestContext) => Promise<undefined>;
 type Action = 'generateContent' | 'streamGenerateContent' | 'countTokens';
 
 const ACTIONS = new Set<string>(['generateContent', 'streamGenerateContent', 'countTokens']);

@@ -1,4 +1,5 @@
 import type { RouterType, IRequestStrict } from 'itty-router';
+import type { Guard } from '../../app.ts';
 import type { RequestContext } from '../../context.ts';
 import { GatewayError } from '../../errors.ts';
 import { jsonReply } from '../../http/respond.ts';
@@ -8,7 +9,7 @@ import { writeOpenAIModel, writeOpenAIModelList } from './write-model-list.ts';
 type Router = RouterType<IRequestStrict, [RequestContext]>;
 
 /** The listing family: `GET {base}/models` and `GET {base}/models/{id}`. */
-export function registerOpenAIRoutes(router: Router, base: string, guard: (req: IRequestStrict, ctx: RequestContext) => Promise<undefined>): void {
+export function registerOpenAIRoutes(router: Router, base: string, guard: Guard): void {
   router.get(`${base}/models`, guard, (_req, ctx) => {
     const { owner } = ctx.services.config;
     return jsonReply(ctx, writeOpenAIModelList(visibleModels(ctx), owner));

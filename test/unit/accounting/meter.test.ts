@@ -6,6 +6,7 @@ import type { CallInfo, UsageRecord } from '../../../core/accounting/types.ts';
 import { createUsageWriter } from '../../../core/accounting/usage-writer.ts';
 import { isGatewayError, type GatewayError } from '../../../core/errors.ts';
 import type { KeyRecord } from '../../../core/keys.ts';
+import type { MaybePromise } from '../../../core/maybe-promise.ts';
 
 const T0 = 1_700_000_040_000; // on a bucket boundary, so windows are easy to reason about
 
@@ -27,8 +28,8 @@ function setup(options: { spentUsd?: (id: string) => Promise<number> } = {}) {
   return { clock, meter, call, records };
 }
 
-async function refusal(promise: Promise<unknown>): Promise<GatewayError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+async function refusal(admitted: MaybePromise<unknown>): Promise<GatewayError> {
+  const err = await Promise.resolve(admitted).then(() => undefined, (e: unknown) => e);
   if (!isGatewayError(err)) throw new Error(`expected a GatewayError, got ${String(err)}`);
   return err;
 }

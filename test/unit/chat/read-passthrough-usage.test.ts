@@ -45,6 +45,19 @@ describe('tapPassthroughUsage', () => {
     }
   });
 
+  it('a long stream of multi-byte text: the marks are found by byte, and the counts still read', async () => {
+    const middle = Array.from({ length: 200 }, (_, i) =>
+      `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${i} ünïcödé 漢字 🙂 \\"usage\\""}}\n\n`).join('');
+    const events = ANTHROPIC_SSE.split('\n\n');
+    const wire = events[0] + '\n\n' + middle + events.slice(1).join('\n\n');
+    for (const size of [1, 5, 333, 2048, wire.length]) {
+      const reports: Array<[Usage | undefined, boolean]> = [];
+      const out = await collect<Uint8Array>(streamOfReader(tapPassthroughUsage(fromArray(bytesInPieces(wire, size)).getReader(), 'anthropic', (u, a) => reports.push([u, a]))));
+      expect(Buffer.concat(out).toString('utf8')).toBe(wire);
+      expect(reports, `pieces of ${size}`).toEqual([[{ inputTokens: 50, outputTokens: 42, cacheReadTokens: 7, cacheWriteTokens: 3 }, false]]);
+    }
+  });
+
   it('a long stream with a ping before message_start, or CRLF framing: the head still gives the input counts', async () => {
     const events = ANTHROPIC_SSE.split('\n\n').filter(Boolean);
     const middle = Array.from({ length: 100 }, (_, i) => `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${i}"}}`);

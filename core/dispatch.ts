@@ -1,0 +1,40 @@
+import type { IRequestStrict, RouteEntry } from 'itty-router';
+import type { RequestContext } from './context.ts';
+import { isPromise, type MaybePromise } from './maybe-promise.ts';
+
+/**
+ * Runs a request through itty's route table (`router.routes`) as itty's own `fetch` does: the
+ * first route whose method and path match runs its handlers in turn until one returns
+ * something; a route whose handlers all return nothing lets the next matching route try.
+ * itty's `fetch` also parses the URL again and builds a query object for every request, and
+ * awaits every handler, a guard that answered synchronously too; here the path comes from
+ * the context's URL, parsed once, and only a handler's real promise is waited for.
+ */
+export function dispatch(routes: readonly RouteEntry[], request: IRequestStrict, ctx: RequestContext): MaybePromise<unknown> {
+  return runFrom(routes, 0, request, ctx);
+}
+
+function runFrom(routes: readonly RouteEntry[], first: number, request: IRequestStrict, ctx: RequestContext): MaybePromise<unknown> {
+  const path = ctx.url.pathname;
+  for (let i = first; i < routes.length; i++) {
+    const [method, pattern, handlers] = routes[i]!;
+    if (method !== request.method && method !== 'ALL') continue;
+    const match = path.match(pattern);
+    if (!match) continue;
+    request.params = (match.groups ?? {}) as IRequestStrict['params'];
+    const answer = runHandlers(handlers, 0, request, ctx);
+    if (isPromise(answer)) return answer.then((value) => value ?? runFrom(routes, i + 1, request, ctx));
+    if (answer != null) return answer;
+  }
+  return undefined;
+}
+
+/** The route's handlers from `first` on; what the first one to answer returns (undefined: none did). */
+function runHandlers(handlers: RouteEntry[2], first: number, request: IRequestStrict, ctx: RequestContext): MaybePromise<unknown> {
+  for (let i = first; i < handlers.length; i++) {
+    const answer: unknown = handlers[i]!(request, ctx);
+    if (isPromise(answer)) return answer.then((value) => value ?? runHandlers(handlers, i + 1, request, ctx));
+    if (answer != null) return answer;
+  }
+  return undefined;
+}
