@@ -224,13 +224,18 @@ export const MessagesRequest = obj({
  * output cap admission reserves. The rest goes to an upstream of the same family, which checks
  * it itself; the whole schema runs only when a route translates.
  */
-export const MessagesHead = obj({
+export const MessagesHead = head({
   model: Str,
   stream: v.optional(Bool),
   max_tokens: v.optional(NonNegInt),
 });
 
-export const CountTokensHead = obj({ model: Str });
+export const CountTokensHead = head({ model: Str });
+
+/** A head is read, not forwarded: a strict-output object skips copying the body's other fields. */
+function head<const TEntries extends v.ObjectEntries>(entries: TEntries) {
+  return v.object(entries, (issue) => (issue.expected === 'Object' ? 'must be an object' : 'is required'));
+}
 
 export type AnthropicCacheControl = v.InferOutput<typeof AnthropicCacheControl>;
 export type AnthropicTextBlock = v.InferOutput<typeof AnthropicTextBlock>;

@@ -121,8 +121,9 @@ export const GeminiGenerateContentRequest = v.looseObject({
  * The rest goes to a Gemini upstream, which checks it itself; the whole schema runs only when a
  * route translates.
  */
-export const GeminiGenerateContentHead = v.looseObject({
-  generationConfig: v.optional(v.looseObject({ maxOutputTokens: GenerationConfig.entries.maxOutputTokens })),
+export const GeminiGenerateContentHead = v.object({
+  // Objects, not loose ones: a head is read, not forwarded, so the body's other fields are not copied.
+  generationConfig: v.optional(v.object({ maxOutputTokens: GenerationConfig.entries.maxOutputTokens })),
 });
 
 /** `{contents}` (what the SDK sends) or a whole `{generateContentRequest}`. */
