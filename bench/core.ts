@@ -1,8 +1,9 @@
 /**
  * `npm run bench:core [-- [--runtime node|bun|all] scenario,…]`: Switchyard's own work per
  * request, without sockets or other processes (bench/lib/core-probe.ts). Bytes allocated per
- * request (Node) are exact and repeat to within ~0.5 KiB between runs, so they show a change's
- * effect on a machine too noisy for wrk ratios; time per request is the best of seven rounds.
+ * request (Node) are exact and repeat to within ~0.5 KiB between runs, and promises per request
+ * (Node) exactly, so they show a change's effect on a machine too noisy for wrk ratios; time per
+ * request is the best of seven rounds.
  * On Bun the probe runs the same sources as the Bun adapter would (Bun's Request and Response) and
  * reports time only.
  */
@@ -34,6 +35,7 @@ interface ProbeLine {
   usPerRequest: number;
   bytesPerRequest: number | null;
   bytesOut: number;
+  promisesPerRequest: number | null;
 }
 
 function runProbe(runtime: string): { version: string; lines: ProbeLine[] } {
@@ -52,11 +54,12 @@ function runProbe(runtime: string): { version: string; lines: ProbeLine[] } {
 for (const runtime of runtimes) {
   const { version, lines } = runProbe(runtime);
   console.log(`core path per request, ${version} (${new Date().toISOString().slice(0, 10)})\n`);
-  console.log('| scenario | µs per request (best of 7 × 1,000) | KiB allocated per request | answer bytes |');
-  console.log('|---|---:|---:|---:|');
+  console.log('| scenario | µs per request (best of 7 × 1,000) | KiB allocated per request | answer bytes | promises per request |');
+  console.log('|---|---:|---:|---:|---:|');
   for (const line of lines) {
     const kib = line.bytesPerRequest === null ? '—' : (line.bytesPerRequest / 1024).toFixed(1);
-    console.log(`| ${line.label} | ${line.usPerRequest.toFixed(1)} | ${kib} | ${line.bytesOut.toLocaleString('en-US')} |`);
+    const promises = line.promisesPerRequest === null ? '—' : line.promisesPerRequest.toFixed(1);
+    console.log(`| ${line.label} | ${line.usPerRequest.toFixed(1)} | ${kib} | ${line.bytesOut.toLocaleString('en-US')} | ${promises} |`);
   }
   console.log('');
 }

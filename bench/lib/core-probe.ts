@@ -209,10 +209,35 @@ for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(','
     best = Math.min(best, (performance.now() - started) / perRound);
   }
   const allocated = await readAllocated(scenario.name, once);
-  console.log(JSON.stringify({ name: scenario.name, label: scenario.label, usPerRequest: best * 1000, bytesPerRequest: allocated, bytesOut }));
+  const promises = await readPromises(once);
+  console.log(JSON.stringify({ name: scenario.name, label: scenario.label, usPerRequest: best * 1000, bytesPerRequest: allocated, bytesOut, promisesPerRequest: promises }));
 }
 await gateway.close();
 if (logBytes === 0) throw new Error('core probe: no access-log lines were written');
+
+/**
+ * Promises created per request, on Node only: an async_hooks `init` count over `counted` more
+ * requests (run last: a hook slows every promise). With a hook on, V8 also makes the promise an
+ * `await` would otherwise skip, so each await counts too; the probe's own loop adds two. Like
+ * the byte count, it repeats exactly, and each promise is a microtask and an allocation on the
+ * request path (bench/README.md, eleventh round).
+ */
+async function readPromises(once: () => Promise<number>): Promise<number | null> {
+  if (onBun) return null;
+  const { createHook } = await import('node:async_hooks');
+  let created = 0;
+  const hook = createHook({
+    init(_id, type) {
+      if (type === 'PROMISE') created++;
+    },
+  }).enable();
+  try {
+    for (let i = 0; i < counted; i++) await once();
+  } finally {
+    hook.disable();
+  }
+  return created / counted;
+}
 
 /**
  * Where the bytes come from: V8's sampling heap profiler over `counted` more requests, keeping

@@ -24,6 +24,10 @@ describe('bench:core (the core path probe)', () => {
     expect(pass![2]).toBe(statSync(join(ROOT, 'bench', 'upstream', 'anthropic-stream.sse')).size);
     // A translated stream builds every event again: it always allocates more than a relayed one.
     expect(translated![1]).toBeGreaterThan(pass![1]!);
+    // Promises per request: counted exactly, more than the probe's own two, more when translating.
+    const promises = rows.map((row) => Number(row.split('|')[5]!.trim()));
+    expect(promises[0]).toBeGreaterThan(2);
+    expect(promises[1]).toBeGreaterThan(promises[0]!);
   }, 60_000);
 
   it('runs the probe on Bun through the Bun adapter (time only), with the same answers', async () => {
@@ -41,6 +45,7 @@ describe('bench:core (the core path probe)', () => {
       expect(Number(us)).toBeGreaterThan(0);
       expect(kib).toBe('—');
     }
+    for (const row of bun.stdout.split('\n').filter((line) => line.startsWith('| Claude'))) expect(row.split('|')[5]!.trim()).toBe('—');
     expect(Number(rows[0]![2]!.replaceAll(',', ''))).toBe(statSync(join(ROOT, 'bench', 'upstream', 'anthropic-stream.sse')).size);
     // Bun's Request in and Response out (writeBunResponse) give the client what the Node path gives.
     expect(rows.map((row) => row[2])).toEqual(rowsOf(node.stdout).map((row) => row[2]));
