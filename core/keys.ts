@@ -19,7 +19,8 @@ export interface KeyRecord {
 
 /**
  * Verifies presented keys. Implementations compare hashes, never plaintext, so neither the
- * store nor the comparison holds or leaks the secret.
+ * store nor the comparison holds or leaks the secret. A key known from memory should be answered
+ * synchronously: this runs on every request, and a promise there is one more on each.
  */
 export interface KeyVerifier {
   verify(presented: string): MaybePromise<KeyRecord | undefined>;

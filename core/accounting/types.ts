@@ -147,7 +147,10 @@ export interface Reservation {
 }
 
 export interface Meter {
-  /** Throws GatewayError('rate_limit', …, { retryAfter }) when a limit refuses the call. */
+  /**
+   * Refuses with GatewayError('rate_limit', …, { retryAfter }) when a limit refuses the call. A key
+   * with nothing to count is admitted synchronously; one with limits or a budget waits on the limiter.
+   */
   admit(key: KeyRecord, call: CallInfo): MaybePromise<Reservation>;
 }
 
