@@ -33,7 +33,8 @@ function runFrom(routes: readonly RouteEntry[], first: number, request: IRequest
 function runHandlers(handlers: RouteEntry[2], first: number, request: IRequestStrict, ctx: RequestContext): MaybePromise<unknown> {
   for (let i = first; i < handlers.length; i++) {
     const answer: unknown = handlers[i]!(request, ctx);
-    if (isPromise(answer)) return answer.then((value) => value ?? runHandlers(handlers, i + 1, request, ctx));
+    // The route's last handler: its promise is the route's answer as it is (runFrom looks at it).
+    if (isPromise(answer)) return i === handlers.length - 1 ? answer : answer.then((value) => value ?? runHandlers(handlers, i + 1, request, ctx));
     if (answer != null) return answer;
   }
   return undefined;

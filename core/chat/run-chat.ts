@@ -74,7 +74,8 @@ export async function runChat(call: ChatCall): Promise<ChatOutcome> {
           const routeWarnings: string[] = [];
           let wire: UpstreamRequest;
           try {
-            wire = await upstream.writeRequest(req, target, (message) => routeWarnings.push(message));
+            const written = upstream.writeRequest(req, target, (message) => routeWarnings.push(message));
+            wire = isPromise(written) ? await written : written;
           } catch (err) {
             // This route cannot express the request; a later one may (a host with file support, say).
             if (!isGatewayError(err)) throw err;

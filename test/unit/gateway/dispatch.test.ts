@@ -50,6 +50,11 @@ describe('dispatch over itty route table', () => {
       r.get('/p', async () => undefined, () => null);
       r.get('*', async () => 'third');
     }, 'GET', 'http://x/p').answer).toBe('third');
+    // A last handler's promise resolving to nothing: the next route still gets its turn.
+    expect(await run((r) => {
+      r.get('/p', () => undefined, async () => undefined);
+      r.all('*', () => 'after');
+    }, 'GET', 'http://x/p').answer).toBe('after');
     expect(run((r) => r.get('/p', () => 'x'), 'GET', 'http://x/other').answer).toBeUndefined();
   });
 
