@@ -1,12 +1,12 @@
+import type { IRequestStrict } from 'itty-router';
 import type { Meter } from './accounting/types.ts';
 import type { AdminDeps } from './admin/routes.ts';
-import type { IRequestStrict } from 'itty-router';
 import { buildRouter, familyOfPath } from './app.ts';
 import { createCatalog, type Catalog } from './catalog.ts';
 import { readConfig, type GatewayConfig, type GatewayConfigInput } from './config.ts';
 import type { AccessLogEntry, GatewayServices, RequestContext } from './context.ts';
-import { GatewayError, toGatewayError } from './errors.ts';
 import { dispatch } from './dispatch.ts';
+import { GatewayError, toGatewayError } from './errors.ts';
 import { ERROR_WRITERS } from './families/family.ts';
 import { readClientSignal } from './http/client-signal.ts';
 import { Reply, replyToResponse, type ReplyHeaders } from './http/reply.ts';
