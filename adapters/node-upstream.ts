@@ -98,6 +98,18 @@ class NodeUpstreamResponse implements UpstreamResponse {
     return this.#body ? this.#take().text() : '';
   }
 
+  /** undici's own `arrayBuffer()` concatenates and copies; an answer in one chunk needs neither. */
+  bytes(): Promise<Uint8Array> {
+    if (!this.#body) return Promise.resolve(new Uint8Array(0));
+    const body = this.#take();
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      body.on('data', (chunk: Buffer) => chunks.push(chunk));
+      body.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+      body.once('error', reject);
+    });
+  }
+
   async arrayBuffer(): Promise<ArrayBuffer> {
     return this.#body ? this.#take().arrayBuffer() : new ArrayBuffer(0);
   }

@@ -30,7 +30,7 @@ export async function runPassthrough(ctx: RequestContext, upstream: Upstream, pa
   if (!pass.readBody) {
     if (streamed) return new Reply(res.status, headers, res.reader?.() ?? res.body);
     try {
-      return new Reply(res.status, headers, new Uint8Array(await res.arrayBuffer()));
+      return new Reply(res.status, headers, res.bytes ? await res.bytes() : new Uint8Array(await res.arrayBuffer()));
     } catch (err) {
       throw new GatewayError('upstream', `Upstream "${target.provider}" broke off its answer`, { cause: err });
     }

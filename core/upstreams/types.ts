@@ -42,6 +42,8 @@ export interface UpstreamResponse {
   json(): Promise<unknown>;
   text(): Promise<string>;
   arrayBuffer(): Promise<ArrayBuffer>;
+  /** The body whole as bytes, where the client can give them without copying into an ArrayBuffer. */
+  bytes?(): Promise<Uint8Array>;
 }
 
 /** A POST an upstream writer wants sent; the pipeline adds the abort signal and time-out. */

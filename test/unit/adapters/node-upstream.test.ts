@@ -4,6 +4,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readChunks, writeNodeReply } from '../../../adapters/node-io.ts';
+import { createNodeFetch } from '../../../adapters/node-upstream.ts';
 import { Reply } from '../../../core/index.ts';
 
 describe('readChunks (a Node Readable as a chunk reader)', () => {
@@ -87,5 +88,45 @@ describe('a streamed reply relayed from undici on node:http', () => {
     });
     expect(body).toBe(events);
     expect(writes).toBe(1);
+  });
+});
+
+describe('createNodeFetch: a whole answer as bytes', () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  });
+
+  async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
+    const server = createServer(handler);
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/messages`;
+  }
+
+  const post = (url: string) => createNodeFetch()(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+
+  it('joins an answer written in pieces, and gives one that came in one piece as it is', async () => {
+    const whole = JSON.stringify({ id: 'msg_1', content: [{ type: 'text', text: 'ünï '.repeat(50) }] });
+    const bytes = Buffer.from(whole);
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.byteLength });
+      res.write(bytes.subarray(0, 40));
+      setTimeout(() => res.end(bytes.subarray(40)), 20);
+    });
+    expect(new TextDecoder().decode(await (await post(url)).bytes!())).toBe(whole);
+    const short = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+    expect(new TextDecoder().decode(await (await post(short)).bytes!())).toBe('{"ok":true}');
+  });
+
+  it('rejects when the upstream breaks off mid-answer, and reads a 204 as empty', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
+      res.write('{"partial":');
+      setTimeout(() => res.destroy(), 20);
+    });
+    await expect((await post(url)).bytes!()).rejects.toThrow();
+    const empty = await serve((_req, res) => res.writeHead(204).end());
+    expect((await (await post(empty)).bytes!()).byteLength).toBe(0);
   });
 });
