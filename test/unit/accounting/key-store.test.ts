@@ -129,3 +129,19 @@ describe('key store', () => {
     expect(errors).toHaveLength(1);
   });
 });
+
+describe('key store: the per-request path answers from memory without a promise', () => {
+  it('a cached key verifies synchronously; a first sight or an expired cache entry waits on the backend', async () => {
+    const { clock, store, lookups } = setup(5000);
+    const { record, secret } = await store.create({ name: 'sync' });
+    const first = store.verify(secret);
+    expect(first).toBeInstanceOf(Promise);
+    expect((await first)?.id).toBe(record.id);
+    const cached = store.verify(secret);
+    expect(cached).not.toBeInstanceOf(Promise);
+    expect((cached as { id: string }).id).toBe(record.id);
+    expect(lookups()).toBe(1);
+    clock.t += 5001;
+    expect(store.verify(secret)).toBeInstanceOf(Promise);
+  });
+});

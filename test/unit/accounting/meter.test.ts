@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryLimiter } from '../../../core/accounting/memory-limiter.ts';
 import { createMemoryUsageStore } from '../../../core/accounting/memory-usage-store.ts';
 import { createMeter } from '../../../core/accounting/meter.ts';
-import type { CallInfo, UsageRecord } from '../../../core/accounting/types.ts';
+import type { CallInfo, Reservation, UsageRecord } from '../../../core/accounting/types.ts';
 import { createUsageWriter } from '../../../core/accounting/usage-writer.ts';
 import { isGatewayError, type GatewayError } from '../../../core/errors.ts';
 import type { KeyRecord } from '../../../core/keys.ts';
@@ -158,5 +158,21 @@ describe('meter: budget', () => {
     const { meter, call, records } = setup();
     for (let i = 0; i < 20; i++) (await meter.admit({ id: 'free' }, call({ model: 'unpriced' }))).settle({ status: 200, latencyMs: 1, aborted: false });
     expect((await records()).length).toBe(20);
+  });
+});
+
+describe('meter: admission on the per-request path', () => {
+  it('admits a key with nothing to count synchronously; limits and budgets go through the limiter', async () => {
+    const { meter, call, records } = setup();
+    const free = meter.admit({ id: 'free' }, call());
+    expect(free).not.toBeInstanceOf(Promise);
+    (free as Reservation).settle({ status: 200, usage: { inputTokens: 3, outputTokens: 4 }, latencyMs: 1, aborted: false });
+    expect((await records()).map((r) => [r.keyId, r.inputTokens, r.outputTokens])).toEqual([['free', 3, 4]]);
+    expect(meter.admit({ id: 'limited', rpm: 5 }, call())).toBeInstanceOf(Promise);
+    expect(meter.admit({ id: 'budget', budgetUsd: 1 }, call())).toBeInstanceOf(Promise);
+    // A budget without a price still refuses as a rejection, not a synchronous throw.
+    const unpriced = meter.admit({ id: 'budget', budgetUsd: 1 }, call({ model: 'unpriced' }));
+    expect(unpriced).toBeInstanceOf(Promise);
+    expect((await refusal(unpriced)).kind).toBe('permission');
   });
 });

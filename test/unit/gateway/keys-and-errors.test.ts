@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createGateway, sha256Hex, type AccessLogEntry, type GatewayConfigInput } from '../../../core/index.ts';
+import { authenticate, createStaticKeyVerifier } from '../../../core/keys.ts';
 
 const KEY = 'sk-unit-test-key';
 const baseConfig: GatewayConfigInput = {
@@ -131,5 +132,21 @@ describe('errors', () => {
     const gw = gatewayWith({ segments: { list: 'models-api', generate: 'gen', messages: 'msg' } });
     expect((await gw.fetch(get('/api/models-api/v1/models', { 'x-api-key': KEY }))).status).toBe(200);
     expect((await gw.fetch(get('/api/openai/v1/models', { 'x-api-key': KEY }))).status).toBe(404);
+  });
+});
+
+describe('static keys on the per-request path', () => {
+  it('a key seen before is verified and authenticated without a promise; a wrong one is still refused', async () => {
+    const verifier = await createStaticKeyVerifier([{ id: 'me', key: 'sk-static-sync-0123456789' }]);
+    const request = (key: string) => new Request('http://gw.test/v1/messages', { headers: { 'x-api-key': key } });
+    const url = new URL('http://gw.test/v1/messages');
+    const first = authenticate(verifier, request('sk-static-sync-0123456789'), url);
+    expect(first).toBeInstanceOf(Promise);
+    expect((await first).id).toBe('me');
+    const again = authenticate(verifier, request('sk-static-sync-0123456789'), url);
+    expect(again).not.toBeInstanceOf(Promise);
+    expect((again as { id: string }).id).toBe('me');
+    await expect(Promise.resolve().then(() => authenticate(verifier, request('sk-wrong'), url))).rejects.toThrow('Invalid API key');
+    expect(() => authenticate(verifier, new Request('http://gw.test/v1/messages'), url)).toThrow('Missing API key');
   });
 });
