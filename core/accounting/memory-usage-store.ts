@@ -1,4 +1,4 @@
-import { addRecord, summarizeRecords, totalsFor, utcDay, type UsageTotals } from './summarize.ts';
+import { addRecord, summarizeRecords, totalsFor, type UsageTotals } from './summarize.ts';
 import type { UsageRecord, UsageStore } from './types.ts';
 import { UsageRing } from './usage-ring.ts';
 
@@ -18,10 +18,12 @@ export function createMemoryUsageStore(limit = MEMORY_USAGE_LIMIT): UsageStore &
   const recent = new UsageRing(limit);
   const folded = new Map<string, UsageTotals>();
 
+  // Once the ring is full, every call folds one record: its UTC day as a number, not a formatted date.
   const fold = (record: UsageRecord) => {
-    const id = `${record.keyId}\n${record.model}\n${utcDay(record.time)}`;
+    const day = Math.floor(record.time / DAY_MS);
+    const id = `${record.keyId}\n${record.model}\n${day}`;
     let totals = folded.get(id);
-    if (!totals) folded.set(id, (totals = totalsFor(record, Math.floor(record.time / DAY_MS) * DAY_MS)));
+    if (!totals) folded.set(id, (totals = totalsFor(record, day * DAY_MS)));
     addRecord(totals, record);
   };
 
