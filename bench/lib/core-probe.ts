@@ -184,7 +184,7 @@ for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(','
   const once = async (): Promise<number> => {
     if (onBun) {
       const request = new Request(url, { method: init.method, headers: bunHeaders, ...(body && { body }) });
-      const response = writeBunResponse!(await gateway.reply(request));
+      const response = await writeBunResponse!(await gateway.reply(request));
       const answer = await response.arrayBuffer();
       if (response.status !== 200) throw new Error(`core probe: ${scenario.name} answered ${response.status}: ${new TextDecoder().decode(answer)}`);
       return answer.byteLength;

@@ -1,0 +1,40 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { ROOT, runtimeBin } from './spawn-gateway.ts';
+
+const run = promisify(execFile);
+const bun = runtimeBin('bun');
+
+interface Probe {
+  status: number;
+  type: string | null;
+  answeredMs: number;
+  readsBeforeBody: number;
+  body: string;
+}
+
+/**
+ * The Bun relay reads what a stream already holds before it hands Bun the Response, so that
+ * headers, those chunks and (for an answer that is already whole) the terminator leave in one
+ * send; a chunk still on its way must not hold the headers back.
+ */
+describe.skipIf(!bun)('writeBunResponse (on Bun)', () => {
+  it('reads ahead what is already there, never waits for what is not, and still relays every byte', async () => {
+    const { stdout } = await run(bun!, ['run', 'test/runtime/fixtures/bun-response-probe.ts'], { cwd: ROOT });
+    const result = JSON.parse(stdout) as Record<'ready' | 'waiting' | 'partly' | 'failing', Probe> & { whole: boolean };
+
+    // Both chunks and the end were read before the Response existed: Bun sends them with the headers.
+    expect(result.ready).toMatchObject({ status: 200, type: 'text/event-stream', readsBeforeBody: 3, body: 'event: a\n\nevent: b\n\n' });
+    // The only chunk comes 200 ms later: the Response is answered at once, the chunk follows.
+    expect(result.waiting.answeredMs).toBeLessThan(100);
+    expect(result.waiting).toMatchObject({ readsBeforeBody: 1, body: 'event: late\n\n' });
+    expect(result.partly.answeredMs).toBeLessThan(100);
+    expect(result.partly).toMatchObject({ readsBeforeBody: 2, body: 'event: now\n\nevent: later\n\n' });
+    // A stream that fails at once still answers (headers out), then breaks off, as it did before.
+    expect(result.failing.status).toBe(200);
+    expect(result.failing.body).toMatch(/^error: /);
+    // Bodies that are not streams stay synchronous.
+    expect(result.whole).toBe(true);
+  }, 30_000);
+});
