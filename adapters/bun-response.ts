@@ -1,6 +1,5 @@
 import { Reply, replyToResponse, type ChunkReader } from '../core/index.ts';
-
-type ReadResult = ReadableStreamReadResult<Uint8Array>;
+import { readAhead, type ReadResult } from './bun-read-ahead.ts';
 
 /**
  * core's answer → a Bun Response. A streamed body goes through one of Bun's "direct" streams,
@@ -36,47 +35,5 @@ export function writeBunResponse(reply: Reply | Response): Response | Promise<Re
       cancel: (reason: unknown) => reader.cancel(reason),
     } as unknown as UnderlyingDefaultSource<Uint8Array>);
     return new Response(stream, { status: reply.status, headers: reply.headers });
-  });
-}
-
-/**
- * Bun calls a direct stream's pull as soon as the Response is returned, and sends what the pull
- * wrote before its first await: the headers alone when the first chunk is still a read away.
- * So the chunks that are already here (usually all of a relayed answer) are read first, until a
- * read has to wait: setImmediate runs after this turn's promise jobs, so it fires only then.
- */
-function readAhead(reader: ChunkReader): Promise<{ chunks: Uint8Array[]; done: boolean; next?: Promise<ReadResult> }> {
-  const chunks: Uint8Array[] = [];
-  return new Promise((resolve) => {
-    let waiting = true;
-    const timer = setImmediate(() => {
-      waiting = false;
-      resolve({ chunks, done: false, next: pending });
-    });
-    let pending: Promise<ReadResult>;
-    const readNext = () => {
-      pending = reader.read();
-      pending.then(
-        (result) => {
-          if (!waiting) return;
-          if (result.done) {
-            clearImmediate(timer);
-            waiting = false;
-            resolve({ chunks, done: true });
-          } else {
-            chunks.push(result.value);
-            readNext();
-          }
-        },
-        () => {
-          if (!waiting) return;
-          // The failure surfaces from `next` in the pull, after the headers (as before).
-          clearImmediate(timer);
-          waiting = false;
-          resolve({ chunks, done: false, next: pending });
-        },
-      );
-    };
-    readNext();
   });
 }

@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { readThinConfig, settleThin } from './lib/thin-gateway.ts';
+import { readAhead } from '../adapters/bun-read-ahead.ts';
 
 const { keys, routes } = readThinConfig(process.argv, process.env, (path) => readFileSync(path, 'utf8'));
 const HEADERS_TIMEOUT_MS = 600_000;
@@ -61,21 +62,32 @@ async function handle(request: Request): Promise<Response> {
     settleThin(id, key, route.model, res.status, answer, started);
     return new Response(answer, { status: res.status, headers });
   }
-  // Relayed chunk by chunk through a direct stream, as Switchyard's Bun adapter relays; usage is
-  // read from the first and the last chunk (message_start, message_delta).
+  // Relayed chunk by chunk through a direct stream, as Switchyard's Bun adapter relays (what is
+  // already here read ahead, so it leaves with the headers); usage is read from the first and the
+  // last chunk (message_start, message_delta).
   const reader = res.body!.getReader();
+  const ahead = await readAhead(reader);
   let head: Uint8Array | undefined;
   let tail: Uint8Array | undefined;
+  const see = (value: Uint8Array) => {
+    if (!head) head = value;
+    else tail = value;
+  };
   const stream = new ReadableStream({
     type: 'direct',
     async pull(out: { write(chunk: Uint8Array): void; flush(): void; close(): void }) {
-      for (;;) {
-        const { done, value } = await reader.read();
+      for (const chunk of ahead.chunks) {
+        see(chunk);
+        out.write(chunk);
+      }
+      let next = ahead.done ? undefined : (ahead.next ?? reader.read());
+      while (next) {
+        const { done, value } = await next;
         if (done) break;
-        if (!head) head = value;
-        else tail = value;
+        see(value);
         out.write(value);
         out.flush();
+        next = reader.read();
       }
       out.close();
       const seen = (head ? decoder.decode(head) : '') + (tail ? decoder.decode(tail) : '');

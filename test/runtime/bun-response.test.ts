@@ -22,7 +22,7 @@ interface Probe {
 describe.skipIf(!bun)('writeBunResponse (on Bun)', () => {
   it('reads ahead what is already there, never waits for what is not, and still relays every byte', async () => {
     const { stdout } = await run(bun!, ['run', 'test/runtime/fixtures/bun-response-probe.ts'], { cwd: ROOT });
-    const result = JSON.parse(stdout) as Record<'ready' | 'waiting' | 'partly' | 'failing', Probe> & { whole: boolean };
+    const result = JSON.parse(stdout) as Record<'ready' | 'waiting' | 'partly' | 'failing' | 'long', Probe> & { whole: boolean };
 
     // Both chunks and the end were read before the Response existed: Bun sends them with the headers.
     expect(result.ready).toMatchObject({ status: 200, type: 'text/event-stream', readsBeforeBody: 3, body: 'event: a\n\nevent: b\n\n' });
@@ -34,6 +34,8 @@ describe.skipIf(!bun)('writeBunResponse (on Bun)', () => {
     // A stream that fails at once still answers (headers out), then breaks off, as it did before.
     expect(result.failing.status).toBe(200);
     expect(result.failing.body).toMatch(/^error: /);
+    // 40 chunks of 8 KiB already there: read ahead up to 256 KiB (32 chunks), the rest in the pull.
+    expect(result.long).toMatchObject({ readsBeforeBody: 32, body: `${40 * 8 * 1024} characters, ending 39` });
     // Bodies that are not streams stay synchronous.
     expect(result.whole).toBe(true);
   }, 30_000);
