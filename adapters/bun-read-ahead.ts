@@ -23,38 +23,29 @@ export function readAhead(reader: ChunkReader): Promise<ReadAhead> {
   let size = 0;
   return new Promise((resolve) => {
     let waiting = true;
-    const timer = setImmediate(() => {
-      waiting = false;
-      resolve({ chunks, done: false, next: pending });
-    });
     let pending: Promise<ReadResult>;
+    const finish = (done: boolean, next?: Promise<ReadResult>) => {
+      clearImmediate(timer);
+      waiting = false;
+      resolve({ chunks, done, next });
+    };
+    // A read still pending here has to wait for I/O: it is the pull's to await.
+    const timer = setImmediate(() => finish(false, pending));
     const readNext = () => {
       pending = reader.read();
       pending.then(
         (result) => {
           if (!waiting) return;
-          if (result.done) {
-            clearImmediate(timer);
-            waiting = false;
-            resolve({ chunks, done: true });
-          } else {
-            chunks.push(result.value);
-            size += result.value.byteLength;
-            if (size < READ_AHEAD_BYTES) return readNext();
-            // A long stream already buffered (a big answer from a fast upstream) must not hold
-            // the event loop or the headers until all of it is read: the rest follows in the pull.
-            clearImmediate(timer);
-            waiting = false;
-            resolve({ chunks, done: false });
-          }
+          if (result.done) return finish(true);
+          chunks.push(result.value);
+          size += result.value.byteLength;
+          if (size < READ_AHEAD_BYTES) return readNext();
+          // A long stream already buffered (a big answer from a fast upstream) must not hold the
+          // event loop or the headers until all of it is read: the rest follows in the pull.
+          finish(false);
         },
-        () => {
-          if (!waiting) return;
-          // The failure surfaces from `next` in the pull, after the headers (as before).
-          clearImmediate(timer);
-          waiting = false;
-          resolve({ chunks, done: false, next: pending });
-        },
+        // The failure surfaces from `next` in the pull, after the headers (as before).
+        () => waiting && finish(false, pending),
       );
     };
     readNext();

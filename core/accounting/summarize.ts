@@ -2,7 +2,7 @@ import { nanoToUsd } from './prices.ts';
 import type { UsageQuery, UsageRecord, UsageSummaryRow } from './types.ts';
 
 /** UTC calendar day of a Unix-milliseconds time, as `YYYY-MM-DD`. */
-export const utcDay = (time: number): string => new Date(time).toISOString().slice(0, 10);
+const utcDay = (time: number): string => new Date(time).toISOString().slice(0, 10);
 
 /** What a query filters and groups on. */
 type Placed = Pick<UsageRecord, 'keyId' | 'model' | 'time'>;
