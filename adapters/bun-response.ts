@@ -4,10 +4,13 @@ import { readAhead, type ReadResult } from './bun-read-ahead.ts';
 /**
  * core's answer → a Bun Response. A streamed body goes through one of Bun's "direct" streams,
  * which write each chunk straight to the socket (no queue and no pull promise per chunk, as
- * a default ReadableStream has); everything else is core's own conversion.
+ * a default ReadableStream has); everything else is core's own conversion. `written` is called
+ * once the answer is in Bun's hands whole: after the last chunk of a streamed Reply (before the
+ * stream closes: Bun ignores a request's settings after that), at once for anything else.
  */
-export function writeBunResponse(reply: Reply | Response): Response | Promise<Response> {
+export function writeBunResponse(reply: Reply | Response, written?: () => void): Response | Promise<Response> {
   if (!(reply instanceof Reply) || !reply.streaming || reply.body === null || typeof reply.body === 'string' || reply.body instanceof Uint8Array) {
+    written?.();
     return replyToResponse(reply);
   }
   const body = reply.body;
@@ -19,7 +22,10 @@ export function writeBunResponse(reply: Reply | Response): Response | Promise<Re
         // What was already here goes out with the headers, in one send; a stream that ended
         // within it goes out whole, terminator included.
         for (const chunk of ahead.chunks) controller.write(chunk);
-        if (ahead.done) return controller.close();
+        if (ahead.done) {
+          written?.();
+          return controller.close();
+        }
         // A read that throws (a relayed stream whose upstream broke off) propagates: Bun then cuts
         // the connection, so the client sees a broken stream, not a complete-looking one.
         let next: Promise<ReadResult> | undefined = ahead.next;
@@ -30,6 +36,7 @@ export function writeBunResponse(reply: Reply | Response): Response | Promise<Re
           controller.write(value);
           controller.flush();
         }
+        written?.();
         controller.close();
       },
       cancel: (reason: unknown) => reader.cancel(reason),

@@ -5,13 +5,20 @@ import { readChunks } from './node-io.ts';
 type RawHeaders = Record<string, string | string[] | undefined>;
 
 /**
+ * The upstream pool. undici cuts an answer whose body is quiet for 300 s by default; a stream may
+ * sit quiet that long while a model thinks, and runs as long as it likes once its headers are in
+ * (their wait is bounded per call by the provider's `timeoutMs`), so there is no such limit here.
+ */
+export const UPSTREAM_AGENT_OPTIONS: Agent.Options = { keepAliveTimeout: 30_000, connections: 256, bodyTimeout: 0 };
+
+/**
  * Upstream client for Node: undici's dispatcher API over a keep-alive pool. Node's global fetch
  * runs the full WHATWG fetch machinery per call and measured about five times slower here
  * (performance-notes.md); the answer is a plain object, not a web Response, and its body is
  * read straight from undici's stream unless core asks for a web stream.
  */
 export function createNodeFetch(): UpstreamFetch {
-  const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+  const agent = new Agent(UPSTREAM_AGENT_OPTIONS);
   // Not async: one promise per call (undici's), mapped by a `then`, is all the path pays for.
   const fetch = (url: string, init: UpstreamInit): Promise<UpstreamResponse> => {
     const target = readTarget(url);

@@ -4,7 +4,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readChunks, writeNodeReply } from '../../../adapters/node-io.ts';
-import { createNodeFetch } from '../../../adapters/node-upstream.ts';
+import { createNodeFetch, UPSTREAM_AGENT_OPTIONS } from '../../../adapters/node-upstream.ts';
 import { Reply } from '../../../core/index.ts';
 
 describe('readChunks (a Node Readable as a chunk reader)', () => {
@@ -128,5 +128,13 @@ describe('createNodeFetch: a whole answer as bytes', () => {
     await expect((await post(url)).bytes!()).rejects.toThrow();
     const empty = await serve((_req, res) => res.writeHead(204).end());
     expect((await (await post(empty)).bytes!()).byteLength).toBe(0);
+  });
+});
+
+describe('createNodeFetch: a quiet stream', () => {
+  // undici cuts a body quiet for 300 s unless its pool says otherwise; waiting that long has no
+  // place in a test, and undici's coarse clock runs on a timer made before any fake timer could be.
+  it('is never cut by the upstream pool, however long it sits quiet', () => {
+    expect(UPSTREAM_AGENT_OPTIONS.bodyTimeout).toBe(0);
   });
 });

@@ -1,0 +1,32 @@
+import type { Server } from 'bun';
+import type { Gateway, UpstreamFetch } from '../core/index.ts';
+import { writeBunResponse } from './bun-response.ts';
+
+/** Bun's longest idle limit: how long a keep-alive connection may sit unused between requests. */
+export const BUN_IDLE_TIMEOUT_S = 255;
+
+/**
+ * Serves a gateway on Bun.serve. Bun's idle limit counts while a handler waits, so a model that
+ * takes longer than it to send its first byte (a long non-streamed answer, a large prompt) would
+ * get an empty reply, and a stream quiet for as long would be cut: a request in flight has no
+ * idle limit (as on Node), and its connection gets the limit back once the answer is written.
+ */
+export function serveBun(gateway: Pick<Gateway, 'reply'>, options: { port: number; hostname: string; idleTimeout?: number }): Server<undefined> {
+  const idleTimeout = options.idleTimeout ?? BUN_IDLE_TIMEOUT_S;
+  return Bun.serve({
+    port: options.port,
+    hostname: options.hostname,
+    idleTimeout,
+    fetch: async (request, server) => {
+      server.timeout(request, 0);
+      return writeBunResponse(await gateway.reply(request), () => server.timeout(request, idleTimeout));
+    },
+  });
+}
+
+/**
+ * Bun's fetch for upstream calls, without its own socket idle limit (BUN_CONFIG_HTTP_IDLE_TIMEOUT,
+ * documented as 300 s), which counts the wait for response headers too: that wait is bounded by
+ * the provider's `timeoutMs` (core's timer), and a stream may then run as long as it likes.
+ */
+export const bunUpstreamFetch: UpstreamFetch = (url, init) => fetch(url, Object.assign(init, { timeout: false }));

@@ -1,0 +1,89 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { request as httpRequest, Agent } from 'node:http';
+import type { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeUpstream, sleep, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { TEST_KEY } from '../helpers/gateway.ts';
+import { loadJsonFixture } from '../helpers/streams.ts';
+import { runtimeBin, spawnGateway, type SpawnedGateway } from './spawn-gateway.ts';
+import { runtimeConfig } from './suite.ts';
+
+const bun = runtimeBin('bun');
+
+/**
+ * Bun has two idle limits that count while a request waits on its upstream: Bun.serve's (255 s
+ * at most) and its fetch's (300 s). Both would cut a model that takes longer than that to answer,
+ * though the provider's `timeoutMs` (600 s by default) allows it. Here both are one second, and
+ * the upstream takes ten: the answers must still arrive, and an idle keep-alive connection must
+ * still be closed once its answer is written.
+ */
+const WAIT_MS = 10_000;
+
+describe.skipIf(!bun)('bun adapter: no idle limit while a request is in flight', { concurrent: true }, () => {
+  let upstream: FakeUpstream;
+  let gateway: SpawnedGateway;
+  const client = () => new Anthropic({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0, timeout: 60_000 });
+  const wire = (chunks: string[]) => chunks.map((data) => `event: ${JSON.parse(data).type}\ndata: ${data}\n\n`);
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream(async (req) => {
+      if (!req.json?.stream) {
+        await sleep(WAIT_MS);
+        return { body: loadJsonFixture('anthropic/upstream-message.json') };
+      }
+      // Headers at once; the first events WAIT_MS later, and the rest WAIT_MS after them.
+      const head = wire([
+        '{"type":"message_start","message":{"id":"msg_quiet","type":"message","role":"assistant","model":"claude-upstream-1","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"output_tokens":1}}}',
+        '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+      ]).join('');
+      const tail = wire([
+        '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"after a long think"}}',
+        '{"type":"content_block_stop","index":0}',
+        '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}',
+        '{"type":"message_stop"}',
+      ]).join('');
+      return { headers: { 'content-type': 'text/event-stream' }, chunks: [head, tail], delayMs: WAIT_MS };
+    });
+    gateway = await spawnGateway(bun!, ['run', 'test/runtime/fixtures/serve-bun-short-idle.ts'], runtimeConfig(upstream.url), 45_000, { BUN_CONFIG_HTTP_IDLE_TIMEOUT: '1' });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  it('a JSON answer whose headers take longer than both idle limits arrives', async () => {
+    const message = await client().messages.create({ model: 'acme.claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+    expect(message.type).toBe('message');
+    expect(message.content).toContainEqual(expect.objectContaining({ type: 'text', text: 'Let me check.' }));
+  }, 30_000);
+
+  it('a stream that sits quiet longer than both idle limits is relayed whole', async () => {
+    const stream = client().messages.stream({ model: 'acme.claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'think' }] });
+    const message = await stream.finalMessage();
+    expect(message.content).toMatchObject([{ type: 'text', text: 'after a long think' }]);
+    expect(message.usage.output_tokens).toBe(5);
+  }, 30_000);
+
+  it('a keep-alive connection idle after its answer is closed by the idle limit again', async () => {
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const socket = await new Promise<Socket>((resolve, reject) => {
+        const req = httpRequest(`${gateway.url}/api/anthropic/v1/models`, { agent, headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' } }, (res) => {
+          expect(res.statusCode).toBe(200);
+          res.resume();
+          res.once('end', () => resolve(req.socket!));
+        });
+        req.once('error', reject);
+        req.end();
+      });
+      const started = performance.now();
+      const closed = await Promise.race([new Promise<boolean>((resolve) => socket.once('close', () => resolve(true))), sleep(WAIT_MS).then(() => false)]);
+      expect(closed).toBe(true);
+      // Bun's idle timer ticks in steps of a few seconds; one second asked, closed well before WAIT_MS.
+      expect(performance.now() - started).toBeLessThan(WAIT_MS);
+    } finally {
+      agent.destroy();
+    }
+  }, 30_000);
+});
