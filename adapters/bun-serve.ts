@@ -1,5 +1,5 @@
 import type { Server } from 'bun';
-import type { Gateway, UpstreamFetch } from '../core/index.ts';
+import type { Gateway, Reply, UpstreamFetch } from '../core/index.ts';
 import { writeBunResponse } from './bun-response.ts';
 
 /** Bun's longest idle limit: how long a keep-alive connection may sit unused between requests. */
@@ -19,14 +19,23 @@ export function serveBun(gateway: Pick<Gateway, 'reply'>, options: { port: numbe
     idleTimeout,
     fetch: async (request, server) => {
       server.timeout(request, 0);
-      return writeBunResponse(await gateway.reply(request), () => server.timeout(request, idleTimeout));
+      const written = () => server.timeout(request, idleTimeout);
+      let reply: Reply | Response;
+      try {
+        reply = await gateway.reply(request);
+      } catch (err) {
+        written();
+        throw err;
+      }
+      return writeBunResponse(reply, written);
     },
   });
 }
 
 /**
  * Bun's fetch for upstream calls, without its own socket idle limit (BUN_CONFIG_HTTP_IDLE_TIMEOUT,
- * documented as 300 s), which counts the wait for response headers too: that wait is bounded by
- * the provider's `timeoutMs` (core's timer), and a stream may then run as long as it likes.
+ * 300 s by default: a call whose upstream took 610 s to send headers failed after 360 s), which
+ * counts the wait for response headers too. That wait is bounded by the provider's `timeoutMs`
+ * (core's timer), and a stream may then run as long as it likes.
  */
 export const bunUpstreamFetch: UpstreamFetch = (url, init) => fetch(url, Object.assign(init, { timeout: false }));
