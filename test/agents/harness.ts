@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { GatewayConfigInput } from '../../core/index.ts';
 import { startTestGateway, testConfig, type RunningGateway } from '../helpers/gateway.ts';
 import { startFakeLlm, type FakeLlm, type UpstreamKind } from './fake-llm.ts';
 
@@ -55,26 +56,29 @@ export interface Rig {
   close(): Promise<void>;
 }
 
+/** The gateway's configuration in front of the fake model at `fakeUrl` (any runtime's adapter takes it). */
+export function rigConfig(fakeUrl: string): GatewayConfigInput {
+  return testConfig({
+    providers: {
+      claude: { type: 'anthropic', baseUrl: `${fakeUrl}/anthropic`, apiKey: 'upstream-anthropic-key' },
+      oss: { type: 'openai', baseUrl: `${fakeUrl}/openai/v1`, apiKey: 'upstream-openai-key', reasoningField: 'reasoning' },
+      google: { type: 'gemini', baseUrl: `${fakeUrl}/gemini`, apiKey: 'upstream-gemini-key' },
+    },
+    models: [
+      { id: MODELS.claude, routes: [{ provider: 'claude', model: 'claude-sonnet-4-5-20250929' }] },
+      { id: MODELS.haiku, routes: [{ provider: 'claude', model: 'claude-haiku-4-5-20251001' }] },
+      { id: MODELS.oss, routes: [{ provider: 'oss', model: 'openai/gpt-oss-120b' }] },
+      { id: MODELS.gemini25, routes: [{ provider: 'google', model: 'gemini-2.5-flash' }] },
+      { id: MODELS.gemini3, routes: [{ provider: 'google', model: 'gemini-3-flash-preview' }] },
+      { id: MODELS.sonnetOnGemini, routes: [{ provider: 'google', model: 'gemini-2.5-flash' }] },
+    ],
+  });
+}
+
 /** Fake upstreams, the gateway in front of them, and a scratch workspace. */
 export async function startRig(): Promise<Rig> {
   const fake = await startFakeLlm();
-  const gateway = await startTestGateway(
-    testConfig({
-      providers: {
-        claude: { type: 'anthropic', baseUrl: `${fake.url}/anthropic`, apiKey: 'upstream-anthropic-key' },
-        oss: { type: 'openai', baseUrl: `${fake.url}/openai/v1`, apiKey: 'upstream-openai-key', reasoningField: 'reasoning' },
-        google: { type: 'gemini', baseUrl: `${fake.url}/gemini`, apiKey: 'upstream-gemini-key' },
-      },
-      models: [
-        { id: MODELS.claude, routes: [{ provider: 'claude', model: 'claude-sonnet-4-5-20250929' }] },
-        { id: MODELS.haiku, routes: [{ provider: 'claude', model: 'claude-haiku-4-5-20251001' }] },
-        { id: MODELS.oss, routes: [{ provider: 'oss', model: 'openai/gpt-oss-120b' }] },
-        { id: MODELS.gemini25, routes: [{ provider: 'google', model: 'gemini-2.5-flash' }] },
-        { id: MODELS.gemini3, routes: [{ provider: 'google', model: 'gemini-3-flash-preview' }] },
-        { id: MODELS.sonnetOnGemini, routes: [{ provider: 'google', model: 'gemini-2.5-flash' }] },
-      ],
-    }),
-  );
+  const gateway = await startTestGateway(rigConfig(fake.url));
   const root = await mkdtemp(join(tmpdir(), 'switchyard-agent-'));
   const workdir = join(root, 'work');
   const home = join(root, 'home');
