@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeBin, spawnGateway, type SpawnedGateway } from '../runtime/spawn-gateway.ts';
 import { startFakeLlm, type FakeLlm } from './fake-llm.ts';
-import { findAgent, KIND_OF, MODELS, printedJson, rigConfig, runAgent, TEST_KEY } from './harness.ts';
+import { claudeEnv, findAgent, KIND_OF, MODELS, printedJson, rigConfig, runAgent } from './harness.ts';
 
 /**
  * Claude Code against the Bun adapter (`bun run adapters/bun.ts`, spawned), as the other agent
@@ -39,16 +39,7 @@ describe.skipIf(!claude || !bun)('Claude Code through the Bun adapter', () => {
     const before = fake.calls.length;
     const run = await runAgent(claude!, ['-p', 'list files in this folder and tell me one name', '--no-session-persistence', '--output-format', 'json', '--allowedTools', 'Bash', 'Glob'], {
       cwd: join(root, 'work'),
-      env: {
-        HOME: join(root, 'home'),
-        ANTHROPIC_BASE_URL: `${gateway.url}/api/anthropic`,
-        ANTHROPIC_API_KEY: TEST_KEY,
-        ANTHROPIC_MODEL: `acme.${model}`,
-        ANTHROPIC_DEFAULT_HAIKU_MODEL: `acme.${MODELS.haiku}`,
-        DISABLE_TELEMETRY: '1',
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      },
+      env: claudeEnv(gateway.url, join(root, 'home'), model),
     });
     const chats = fake.calls.slice(before).filter((c) => c.method === 'POST' && !/count|Tokens/.test(c.path));
     const context = `exit ${run.code} after ${Math.round(run.ms)} ms; fake: ${chats.map((c) => `${c.kind} ${c.answer}`).join(' | ')}; rejections: ${fake.rejections.join(' | ')}\nstdout: ${run.stdout.slice(-1500)}\nstderr: ${run.stderr.slice(-1500)}\ngateway: ${gateway.stderr().slice(-1500)}`;

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeRun, findAgent, findScript, KIND_OF, MODELS, printedJson, runAgent, startRig, TEST_KEY, type Rig } from './harness.ts';
+import { claudeEnv, describeRun, findAgent, findScript, KIND_OF, MODELS, printedJson, runAgent, startRig, TEST_KEY, type Rig } from './harness.ts';
 
 /**
  * Claude Code, run the way a user runs it against a gateway (`claude -p … --output-format json`
@@ -26,16 +26,7 @@ describe.skipIf(!claude)('Claude Code through the gateway', () => {
   async function runClaude(model: string, args: string[]) {
     const run = await runAgent(claude!, [...args, '--output-format', 'json', '--allowedTools', 'Bash', 'Glob'], {
       cwd: rig.workdir,
-      env: {
-        HOME: rig.home,
-        ANTHROPIC_BASE_URL: `${rig.gateway.url}/api/anthropic`,
-        ANTHROPIC_API_KEY: TEST_KEY,
-        ANTHROPIC_MODEL: `acme.${model}`,
-        ANTHROPIC_DEFAULT_HAIKU_MODEL: `acme.${MODELS.haiku}`,
-        DISABLE_TELEMETRY: '1',
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      },
+      env: claudeEnv(rig.gateway.url, rig.home, model),
     });
     const context = describeRun(rig, run);
     const out = printedJson(run.stdout);

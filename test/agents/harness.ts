@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GatewayConfigInput } from '../../core/index.ts';
-import { startTestGateway, testConfig, type RunningGateway } from '../helpers/gateway.ts';
+import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
 import { startFakeLlm, type FakeLlm, type UpstreamKind } from './fake-llm.ts';
 
 export { TEST_KEY } from '../helpers/gateway.ts';
@@ -73,6 +73,20 @@ export function rigConfig(fakeUrl: string): GatewayConfigInput {
       { id: MODELS.sonnetOnGemini, routes: [{ provider: 'google', model: 'gemini-2.5-flash' }] },
     ],
   });
+}
+
+/** Claude Code's environment for a headless run against the gateway at `gatewayUrl` on `model`. */
+export function claudeEnv(gatewayUrl: string, home: string, model: string): Record<string, string> {
+  return {
+    HOME: home,
+    ANTHROPIC_BASE_URL: `${gatewayUrl}/api/anthropic`,
+    ANTHROPIC_API_KEY: TEST_KEY,
+    ANTHROPIC_MODEL: `acme.${model}`,
+    ANTHROPIC_DEFAULT_HAIKU_MODEL: `acme.${MODELS.haiku}`,
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  };
 }
 
 /** Fake upstreams, the gateway in front of them, and a scratch workspace. */
