@@ -26,6 +26,22 @@ describe('tapPassthroughUsage', () => {
     }
   });
 
+  it('a first chunk holding all of message_start is read in place: a short stream whole, or cut after its first event', async () => {
+    // Newer answers repeat input_tokens in message_delta: the later count still wins when the
+    // tail window holds message_start again.
+    const wire = ANTHROPIC_SSE.replace('"usage":{"output_tokens":42}', '"usage":{"input_tokens":51,"output_tokens":42}');
+    const first = wire.indexOf('\n\n') + 2;
+    for (const pieces of [[wire], [wire.slice(0, first), wire.slice(first)], [wire.slice(0, first + 5), wire.slice(first + 5)]]) {
+      const reports: Array<[Usage | undefined, boolean]> = [];
+      const out = await collect<Uint8Array>(streamOfReader(tapPassthroughUsage(fromArray(pieces.map((p) => new TextEncoder().encode(p))).getReader(), 'anthropic', (u, a) => reports.push([u, a]))));
+      expect(Buffer.concat(out).toString('utf8')).toBe(wire);
+      expect(reports, `pieces of ${pieces.map((p) => p.length)}`).toEqual([[{ inputTokens: 51, outputTokens: 42, cacheReadTokens: 7, cacheWriteTokens: 3 }, false]]);
+    }
+    const reports: Array<[Usage | undefined, boolean]> = [];
+    await collect(streamOfReader(tapPassthroughUsage(fromArray([new TextEncoder().encode(wire.slice(0, first))]).getReader(), 'anthropic', (u, a) => reports.push([u, a]))));
+    expect(reports).toEqual([[{ inputTokens: 50, outputTokens: 1, cacheReadTokens: 7, cacheWriteTokens: 3 }, false]]);
+  });
+
   it('reads pretty-printed JSON (spaces and newlines around the colon) and ignores look-alike names', () => {
     const pretty = JSON.stringify({ usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 4, totalTokenCount: 13, xpromptTokenCount: 77 } }, null, 2);
     expect(readPassthroughUsage(pretty, 'gemini')).toEqual({ inputTokens: 9, outputTokens: 4 });
