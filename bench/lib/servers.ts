@@ -27,7 +27,7 @@ export function runtimeBin(runtime: Runtime): string | undefined {
 export function runtimeCommand(runtime: Runtime, entry: string, args: string[]): [string, string[]] {
   const bin = runtimeBin(runtime);
   if (!bin) throw new Error(`${runtime} is not installed (looked in node_modules and PATH; run npm install)`);
-  if (runtime === 'node') return [bin, [...NODE_START.flags, buildForNode(entry), ...args]];
+  if (runtime === 'node') return [bin, [...NODE_START.flags, entry.endsWith('.mjs') ? entry : buildForNode(entry), ...args]];
   if (runtime === 'bun') return [bin, ['run', entry, ...args]];
   return [bin, ['run', '-A', entry, ...args]];
 }
@@ -43,11 +43,19 @@ function readNodeStart(): { flags: string[]; build: string[] } {
 }
 
 /** Compiles `entry` with the build script's options to dist/<name>.mjs and returns that path. */
-export function buildForNode(entry: string): string {
-  const out = join('dist', basename(entry).replace(/\.ts$/, '.mjs'));
+export function buildForNode(entry: string, name = basename(entry).replace(/\.ts$/, '')): string {
+  const out = join('dist', `${name}.mjs`);
   const built = spawnSync(join(ROOT, 'node_modules', '.bin', 'esbuild'), [entry, ...NODE_START.build, `--outfile=${out}`], { cwd: ROOT, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`esbuild ${entry} failed:\n${built.stderr}`);
   return out;
+}
+
+/**
+ * Another checkout's Node adapter, bundled into this repo's dist/ as dist/<name>.mjs (packages stay
+ * external and resolve from here); a path `runtimeCommand('node', …)` runs as it is.
+ */
+export function buildTreeForNode(tree: string, name: string): string {
+  return buildForNode(join(tree, 'adapters', 'node.ts'), name);
 }
 
 export interface Server {

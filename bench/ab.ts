@@ -1,0 +1,156 @@
+/**
+ * A/B of two source trees of the gateway on one runtime: `npm run bench:ab -- --a DIR --b DIR
+ * [--runtime node|bun] [--scenario NAME] [--pairs 6] [--seconds 3] [--connections 64] [--apart]`.
+ *
+ * On this kind of machine a process can run 15% slower, or 2.5 times slower, than the same build
+ * minutes later, so a before/after pair of runs says little (the same build against itself, run
+ * one after the other: 0.75 to 1.02 over six pairs). So each pair starts A and B afresh and loads
+ * both at once, on the same core, each with half the connections: whatever the machine does,
+ * both get it (the same build against itself: 0.95 to 1.10 on Node, 0.985 to 1.03 on Bun). The
+ * answer is the median over the pairs of B ÷ A in CPU per request of the serving process, from
+ * /proc. `--apart` runs them one after the other instead, alternating which goes first.
+ *
+ * A tree is a checkout of this repo (`git worktree add /tmp/a HEAD~1`). Node runs each tree's
+ * adapters/node.ts bundled as `npm start` does, into this repo's dist/ so packages resolve here;
+ * Bun runs the tree's adapters/bun.ts, with this repo's node_modules linked in when it has none.
+ */
+import { chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startDrip } from './lib/drip.ts';
+import { gatewayConfig } from './lib/gateway-config.ts';
+import { startNginx } from './lib/nginx.ts';
+import { cpuMicros, listeningPid } from './lib/proc-stats.ts';
+import { installCleanup, launch, onExit, pinSelf, ROOT, stop, waitListening, which } from './lib/procs.ts';
+import { SCENARIOS } from './lib/scenarios.ts';
+import { buildTreeForNode, runtimeBin, runtimeCommand } from './lib/servers.ts';
+import { runWrk } from './lib/wrk.ts';
+
+const SERVER_CPU = 0;
+const LOAD_CPU = 1;
+const say = (line: string) => console.error(line);
+
+interface Side {
+  name: 'A' | 'B';
+  tree: string;
+  cmd: string;
+  args: string[];
+}
+
+interface SideRun {
+  microsPerRequest: number;
+  rps: number;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      a: { type: 'string' },
+      b: { type: 'string' },
+      runtime: { type: 'string', default: 'node' },
+      scenario: { type: 'string', default: 'claude-anthropic-sse' },
+      pairs: { type: 'string', default: '6' },
+      seconds: { type: 'string', default: '3' },
+      warmup: { type: 'string', default: '1' },
+      connections: { type: 'string', default: '64' },
+      apart: { type: 'boolean', default: false },
+    },
+  });
+  if (!values.a || !values.b) throw new Error('usage: npm run bench:ab -- --a DIR --b DIR [--runtime node|bun] [--scenario NAME] [--pairs N] [--seconds S]');
+  const runtime = values.runtime;
+  if (runtime !== 'node' && runtime !== 'bun') throw new Error('--runtime: node or bun');
+  const scenario = SCENARIOS.find((s) => s.name === values.scenario);
+  if (!scenario) throw new Error(`--scenario: one of ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  const nginx = which('nginx', ['/usr/sbin/nginx']);
+  const wrk = which('wrk', ['/usr/bin/wrk']);
+  if (!nginx || !wrk) throw new Error('bench:ab needs nginx and wrk (Debian: apt-get install -y nginx wrk)');
+  const pairs = Number(values.pairs);
+  const seconds = Number(values.seconds);
+  const warmup = Number(values.warmup);
+  const connections = Number(values.connections);
+  const together = !values.apart;
+  const half = Math.max(1, Math.floor(connections / 2));
+
+  installCleanup();
+  pinSelf(LOAD_CPU);
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-ab-'));
+  chmodSync(dir, 0o711);
+  const drip = await startDrip(20);
+  onExit(() => {
+    drip.server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const upstream = await startNginx(nginx, join(dir, 'nginx'), LOAD_CPU, drip.port);
+  const configPath = join(dir, 'switchyard.json');
+  writeFileSync(configPath, JSON.stringify(gatewayConfig(upstream.port, 'memory')));
+
+  const sides: Side[] = (['A', 'B'] as const).map((name) => {
+    const tree = resolve(name === 'A' ? values.a! : values.b!);
+    if (!existsSync(join(tree, 'adapters', `${runtime}.ts`))) throw new Error(`${tree}: no adapters/${runtime}.ts`);
+    if (runtime === 'node') {
+      const [cmd, args] = runtimeCommand('node', buildTreeForNode(tree, `ab-${name.toLowerCase()}`), ['--config', configPath]);
+      return { name, tree, cmd, args };
+    }
+    if (!existsSync(join(tree, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
+    return { name, tree, cmd: runtimeBin('bun')!, args: ['run', join(tree, 'adapters', 'bun.ts'), '--config', configPath] };
+  });
+
+  const start = async (side: Side) => {
+    const server = launch(SERVER_CPU, side.cmd, side.args, { env: { PORT: '0', HOST: '127.0.0.1' }, stdoutFile: join(dir, `access-${side.name}.log`) });
+    const port = await waitListening(server, `${side.name} (${side.tree})`);
+    return { server, pid: listeningPid(server.child.pid!, port), url: `http://127.0.0.1:${port}${scenario.gatewayPath}` };
+  };
+  const measure = async (running: Awaited<ReturnType<typeof start>>, conns: number): Promise<SideRun> => {
+    const before = cpuMicros(running.pid);
+    const run = await runWrk(wrk, LOAD_CPU, running.url, scenario.name, conns, seconds);
+    const used = cpuMicros(running.pid) - before;
+    if (run.requests === 0) throw new Error('no request completed');
+    return { microsPerRequest: used / run.requests, rps: run.rps };
+  };
+  const runPair = async (order: Side[]): Promise<Record<'A' | 'B', SideRun>> => {
+    const got: Partial<Record<'A' | 'B', SideRun>> = {};
+    if (together) {
+      const running = await Promise.all(order.map(start));
+      await Promise.all(running.map((r) => runWrk(wrk, LOAD_CPU, r.url, scenario.name, half, warmup)));
+      const runs = await Promise.all(running.map((r) => measure(r, half)));
+      order.forEach((side, i) => (got[side.name] = runs[i]));
+      await Promise.all(running.map((r) => stop(r.server.child)));
+    } else {
+      for (const side of order) {
+        const running = await start(side);
+        await runWrk(wrk, LOAD_CPU, running.url, scenario.name, connections, warmup);
+        got[side.name] = await measure(running, connections);
+        await stop(running.server.child);
+      }
+    }
+    return got as Record<'A' | 'B', SideRun>;
+  };
+
+  say(`ab: ${runtime}, ${scenario.name}, ${pairs} pairs of ${seconds} s at ${connections} connections; A = ${sides[0]!.tree}, B = ${sides[1]!.tree}`);
+  const ratios: number[] = [];
+  for (let pair = 0; pair < pairs; pair++) {
+    // ABBA order, so neither side is always started first.
+    const order = pair % 2 === 0 ? sides : [...sides].reverse();
+    const { A: a, B: b } = await runPair(order);
+    ratios.push(b.microsPerRequest / a.microsPerRequest);
+    say(`pair ${pair + 1}: A ${a.microsPerRequest.toFixed(1)} µs ${Math.round(a.rps)} req/s · B ${b.microsPerRequest.toFixed(1)} µs ${Math.round(b.rps)} req/s · B÷A ${ratios.at(-1)!.toFixed(3)}`);
+  }
+  const below = ratios.filter((r) => r < 1).length;
+  console.log(`B ÷ A, CPU per request: median ${median(ratios).toFixed(3)} over ${pairs} pairs (${below} below 1)`);
+  await stop(upstream.server.child);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);
