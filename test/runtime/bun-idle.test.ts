@@ -1,10 +1,9 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { request as httpRequest, Agent } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUpstream, sleep, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { sleep, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { TEST_KEY } from '../helpers/gateway.ts';
-import { loadJsonFixture } from '../helpers/streams.ts';
+import { expectSlowAnswers, startSlowUpstream } from './long-wait.ts';
 import { runtimeBin, spawnGateway, type SpawnedGateway } from './spawn-gateway.ts';
 import { runtimeConfig } from './suite.ts';
 
@@ -22,28 +21,9 @@ const WAIT_MS = 10_000;
 describe.skipIf(!bun)('bun adapter: no idle limit while a request is in flight', { concurrent: true }, () => {
   let upstream: FakeUpstream;
   let gateway: SpawnedGateway;
-  const client = () => new Anthropic({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0, timeout: 60_000 });
-  const wire = (chunks: string[]) => chunks.map((data) => `event: ${JSON.parse(data).type}\ndata: ${data}\n\n`);
 
   beforeAll(async () => {
-    upstream = await startFakeUpstream(async (req) => {
-      if (!req.json?.stream) {
-        await sleep(WAIT_MS);
-        return { body: loadJsonFixture('anthropic/upstream-message.json') };
-      }
-      // Headers at once; the first events WAIT_MS later, and the rest WAIT_MS after them.
-      const head = wire([
-        '{"type":"message_start","message":{"id":"msg_quiet","type":"message","role":"assistant","model":"claude-upstream-1","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"output_tokens":1}}}',
-        '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
-      ]).join('');
-      const tail = wire([
-        '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"after a long think"}}',
-        '{"type":"content_block_stop","index":0}',
-        '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}',
-        '{"type":"message_stop"}',
-      ]).join('');
-      return { headers: { 'content-type': 'text/event-stream' }, chunks: [head, tail], delayMs: WAIT_MS };
-    });
+    upstream = await startSlowUpstream(WAIT_MS);
     gateway = await spawnGateway(bun!, ['run', 'test/runtime/fixtures/serve-bun-short-idle.ts'], runtimeConfig(upstream.url), 45_000, { BUN_CONFIG_HTTP_IDLE_TIMEOUT: '1' });
   });
 
@@ -52,18 +32,9 @@ describe.skipIf(!bun)('bun adapter: no idle limit while a request is in flight',
     await upstream?.close();
   });
 
-  it('a JSON answer whose headers take longer than both idle limits arrives', async () => {
-    const message = await client().messages.create({ model: 'acme.claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
-    expect(message.type).toBe('message');
-    expect(message.content).toContainEqual(expect.objectContaining({ type: 'text', text: 'Let me check.' }));
-  }, 30_000);
+  it('a JSON answer whose headers take longer than both idle limits arrives', () => expectSlowAnswers(gateway.url, 'json'), 30_000);
 
-  it('a stream that sits quiet longer than both idle limits is relayed whole', async () => {
-    const stream = client().messages.stream({ model: 'acme.claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'think' }] });
-    const message = await stream.finalMessage();
-    expect(message.content).toMatchObject([{ type: 'text', text: 'after a long think' }]);
-    expect(message.usage.output_tokens).toBe(5);
-  }, 30_000);
+  it('a stream that sits quiet longer than both idle limits is relayed whole', () => expectSlowAnswers(gateway.url, 'stream'), 30_000);
 
   it('a keep-alive connection idle after its answer is closed by the idle limit again', async () => {
     const agent = new Agent({ keepAlive: true });
