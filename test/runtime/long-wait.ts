@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { expect } from 'vitest';
 import type { GatewayConfigInput } from '../../core/index.ts';
 import { startFakeUpstream, sleep, type FakeUpstream } from '../helpers/fake-upstream.ts';
@@ -42,14 +43,22 @@ export function slowConfig(upstreamUrl: string, waitMs: number): GatewayConfigIn
 
 /** What the SDK must get through a gateway at `baseUrl` from startSlowUpstream. */
 export async function expectSlowAnswers(baseUrl: string, kind: 'json' | 'stream'): Promise<void> {
-  const client = new Anthropic({ apiKey: TEST_KEY, baseURL: `${baseUrl}/api/anthropic`, maxRetries: 0, timeout: 3_600_000 });
-  if (kind === 'json') {
-    const message = await client.messages.create({ model: 'acme.claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
-    expect(message.type).toBe('message');
-    expect(message.content).toContainEqual(expect.objectContaining({ type: 'text', text: 'Let me check.' }));
-    return;
+  // The client's own limits must not end the wait first: Node's fetch gives up after 300 s of
+  // waiting for headers, or of a quiet body.
+  const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+  const fetch = ((url: string, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: agent })) as unknown as typeof globalThis.fetch;
+  const client = new Anthropic({ apiKey: TEST_KEY, baseURL: `${baseUrl}/api/anthropic`, maxRetries: 0, timeout: 3_600_000, fetch });
+  try {
+    if (kind === 'json') {
+      const message = await client.messages.create({ model: 'acme.claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+      expect(message.type).toBe('message');
+      expect(message.content).toContainEqual(expect.objectContaining({ type: 'text', text: 'Let me check.' }));
+      return;
+    }
+    const message = await client.messages.stream({ model: 'acme.claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'think' }] }).finalMessage();
+    expect(message.content).toMatchObject([{ type: 'text', text: 'after a long think' }]);
+    expect(message.usage.output_tokens).toBe(5);
+  } finally {
+    await agent.close();
   }
-  const message = await client.messages.stream({ model: 'acme.claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'think' }] }).finalMessage();
-  expect(message.content).toMatchObject([{ type: 'text', text: 'after a long think' }]);
-  expect(message.usage.output_tokens).toBe(5);
 }
