@@ -137,6 +137,31 @@ describe('tapPassthroughUsage', () => {
     expect(reports).toEqual([[{ inputTokens: 50, outputTokens: 1, cacheReadTokens: 7, cacheWriteTokens: 3 }, true]]);
   });
 
+  it('an upstream that breaks off mid-stream: the read rejects with its error, and what was seen is reported once, not as a client abort', async () => {
+    const reports: Array<[Usage | undefined, boolean]> = [];
+    const broken = new Error('upstream reset');
+    const source = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(ANTHROPIC_SSE.split('\n\n')[0] + '\n\n'));
+      },
+      pull(c) {
+        c.error(broken);
+      },
+    });
+    const reader = tapPassthroughUsage(source.getReader(), 'anthropic', (u, a) => reports.push([u, a]));
+    await reader.read();
+    await expect(reader.read()).rejects.toBe(broken);
+    await expect(reader.read()).rejects.toBe(broken);
+    expect(reports).toEqual([[{ inputTokens: 50, outputTokens: 1, cacheReadTokens: 7, cacheWriteTokens: 3 }, false]]);
+
+    // A source whose read throws instead of rejecting still gives a rejected read, not a throw.
+    const throwing = { read: () => { throw broken; }, cancel: async () => {} };
+    const later: Array<[Usage | undefined, boolean]> = [];
+    const pending = tapPassthroughUsage(throwing as never, 'anthropic', (u, a) => later.push([u, a])).read();
+    await expect(pending).rejects.toBe(broken);
+    expect(later).toEqual([[undefined, false]]);
+  });
+
   it('reads a whole JSON answer at once (text or bytes)', () => {
     const message = '{"type":"message","usage":{"input_tokens":12,"output_tokens":34,"cache_read_input_tokens":5}}';
     const expected = { inputTokens: 12, outputTokens: 34, cacheReadTokens: 5 };
