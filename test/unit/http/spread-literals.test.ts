@@ -37,6 +37,7 @@ const HOT = [
   'adapters/node-io.ts',
   'adapters/node-request.ts',
   'adapters/node-upstream.ts',
+  'adapters/node-upstream-call.ts',
   'adapters/bun-response.ts',
 ];
 
