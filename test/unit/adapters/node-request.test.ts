@@ -89,3 +89,57 @@ describe('NodeRequest signals', () => {
     expect(await send([], (r) => r.signal instanceof AbortSignal)).toBe(true);
   });
 });
+
+describe('NodeRequest body', () => {
+  /** Serves one request; `parts` are written to the socket in turn, 30 ms apart; resolves with what bytes() gave and how. */
+  function upload(parts: string[]): Promise<{ body?: string; error?: { status?: number } }> {
+    return new Promise((resolve) => {
+      const holder = createServer((req, res) => {
+        new NodeRequest(req, res).bytes().then(
+          (bytes) => {
+            resolve({ body: Buffer.from(bytes).toString('utf8') });
+            res.end();
+          },
+          (error: { status?: number }) => resolve({ error: { status: error.status } }),
+        );
+        holder.close();
+      });
+      holder.listen(0, '127.0.0.1', () => {
+        const socket = connect((holder.address() as { port: number }).port, '127.0.0.1', async () => {
+          for (const [i, part] of parts.entries()) {
+            if (i > 0) await new Promise((wait) => setTimeout(wait, 30));
+            if (part === '<close>') socket.destroy();
+            else socket.write(part);
+          }
+        });
+        socket.on('error', () => {});
+        socket.resume();
+      });
+    });
+  }
+
+  const head = (length: number) => `POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+
+  it('reads a body that came with the headers', async () => {
+    const body = '{"model":"m","messages":[]}';
+    expect((await upload([head(body.length) + body])).body).toBe(body);
+  });
+
+  it('joins a chunked body that came whole in one read', async () => {
+    const chunked = 'POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n{"a\r\n5\r\n":1}\n\r\n0\r\n\r\n';
+    expect((await upload([chunked])).body).toBe('{"a":1}\n');
+  });
+
+  it('waits for a body that comes after the headers, in pieces', async () => {
+    const got = await upload([head(11), '{"a":', '"bcd"}']);
+    expect(got.body).toBe('{"a":"bcd"}');
+  });
+
+  it('reads an empty body as empty', async () => {
+    expect((await upload([head(0)])).body).toBe('');
+  });
+
+  it('refuses with a 499 when the client leaves mid-body', async () => {
+    expect((await upload([head(100), '{"a":', '<close>'])).error).toEqual({ status: 499 });
+  });
+});
