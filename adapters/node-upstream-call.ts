@@ -115,6 +115,15 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, ChunkReader {
     });
   }
 
+  /** The whole body when all of it is already here (a JSON answer comes with its headers): no reads, no promises. */
+  takeWhole(): Buffer | undefined {
+    if (!this.#ended || this.#cancelled) return undefined;
+    const chunks = this.#chunks;
+    this.#chunks = [];
+    this.#buffered = 0;
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  }
+
   /** The reader's consumer is gone (the client left, or core stopped reading): drop the upstream call. */
   cancel(reason?: unknown): Promise<void> {
     if (this.#ended || this.#failed || this.#cancelled) return Promise.resolve();
@@ -173,25 +182,20 @@ class DispatchedAnswer implements UpstreamResponse {
     return this.#take();
   }
 
-  async json(): Promise<unknown> {
-    return JSON.parse(await this.text());
+  json(): Promise<unknown> {
+    return this.text().then(parseJson);
   }
 
-  async text(): Promise<string> {
-    return (await this.bytes()).toString('utf8');
+  text(): Promise<string> {
+    return this.bytes().then(decodeUtf8);
   }
 
   /** An answer that came in one chunk is given as it is, not copied. */
-  async bytes(): Promise<Buffer> {
-    if (!this.#call) return Buffer.alloc(0);
-    const reader = this.#take();
-    const chunks: Buffer[] = [];
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value as Buffer);
-    }
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  bytes(): Promise<Buffer> {
+    if (!this.#call) return Promise.resolve(Buffer.alloc(0));
+    const call = this.#take();
+    const whole = call.takeWhole();
+    return whole ? Promise.resolve(whole) : readAll(call);
   }
 
   async arrayBuffer(): Promise<ArrayBuffer> {
@@ -204,6 +208,20 @@ class DispatchedAnswer implements UpstreamResponse {
     this.#taken = true;
     return this.#call ?? noBody();
   }
+}
+
+const parseJson = (text: string): unknown => JSON.parse(text);
+const decodeUtf8 = (bytes: Buffer): string => bytes.toString('utf8');
+
+/** A body still arriving, joined once it has all come. */
+async function readAll(reader: ChunkReader): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value as Buffer);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 function noBody(): never {
