@@ -2,8 +2,8 @@
  * The Node counterpart of bench/thin-gateway-bun.ts: the least a gateway can do on the
  * Claude-style → Anthropic passthrough and still check the key, resolve and splice the model,
  * cancel the upstream call when the client goes and time out its headers, read the usage, keep a
- * usage record and write an access-log line. node:http and undici's Pool, as the bare Node proxy
- * and the Node adapter use; compiled and started like them (bench/lib/servers.ts).
+ * usage record and write an access-log line. node:http and undici's Pool (its dispatch API, as the
+ * Node adapter uses it); compiled and started like them (bench/lib/servers.ts).
  *
  * `--config PATH` (the benchmark's gateway configuration) with PORT and HOST;
  * `npm run bench:profile -- --runtime node --thin`.
@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import process from 'node:process';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { readThinConfig, settleThin, type ThinRoute } from './lib/thin-gateway.ts';
 
 const { keys, routes } = readThinConfig(process.argv, process.env, (path) => readFileSync(path, 'utf8'));
@@ -28,19 +28,58 @@ function error(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message } }));
 }
 
-/** What undici takes as a request's `signal`: aborted when the client goes before the answer ends. */
-class ClientGone {
-  aborted = false;
-  #listener: (() => void) | undefined;
-  addEventListener(_type: 'abort', listener: () => void): void {
-    this.#listener = listener;
+/**
+ * One upstream call, relayed as undici parses it (`Pool.dispatch`, as the Node adapter calls
+ * undici since the fifteenth round; `Pool.request` wraps the answer in a Node stream): each chunk
+ * is written to the client as it comes, the upstream paused while the client is slow, and the call
+ * aborted when the client goes before the answer ends.
+ */
+class ThinRelay implements Dispatcher.DispatchHandler {
+  #id = '';
+  #head: Buffer | undefined;
+  #tail: Buffer | undefined;
+  #status = 0;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly key: string,
+    private readonly model: string,
+    private readonly started: number,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    const res = this.res;
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort(new Error('client gone'));
+    });
   }
-  removeEventListener(): void {
-    this.#listener = undefined;
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (statusCode < 200) return;
+    this.#status = statusCode;
+    this.#id = `req_${(++requests).toString(36)}`;
+    this.res.writeHead(statusCode, { 'content-type': String(headers['content-type'] ?? 'application/json'), 'request-id': this.#id });
   }
-  abort(): void {
-    this.aborted = true;
-    this.#listener?.();
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    // Usage is read from the first and the last chunk (message_start, message_delta; or the whole JSON).
+    if (!this.#head) this.#head = chunk;
+    else this.#tail = chunk;
+    if (!this.res.write(chunk)) {
+      controller.pause();
+      this.res.once('drain', () => controller.resume());
+    }
+  }
+
+  onResponseEnd(): void {
+    this.res.end();
+    const seen = (this.#head?.toString('utf8') ?? '') + (this.#tail?.toString('utf8') ?? '');
+    settleThin(this.#id, this.key, this.model, this.#status, seen, this.started);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    if (this.res.headersSent) this.res.destroy();
+    else error(this.res, 502, `upstream could not be reached: ${err.message}`);
   }
 }
 
@@ -61,42 +100,15 @@ const server = createServer((req, res) => {
     }
     const route = typeof body.model === 'string' ? routes.get(body.model) : undefined;
     if (!route) return error(res, 404, 'model: not found');
-    const client = new ClientGone();
-    res.once('close', () => {
-      if (!res.writableFinished) client.abort();
-    });
-    poolFor(route)
-      .request({
+    poolFor(route).dispatch(
+      {
         method: 'POST',
         path: route.path,
         headers: { 'content-type': 'application/json', 'x-api-key': route.apiKey, 'anthropic-version': String(req.headers['anthropic-version'] ?? '2023-06-01') },
         body: route.splice(text, body.model as string),
-        signal: client as never,
-      })
-      .then(
-        ({ statusCode, headers, body: answer }) => {
-          const id = `req_${(++requests).toString(36)}`;
-          res.writeHead(statusCode, { 'content-type': String(headers['content-type'] ?? 'application/json'), 'request-id': id });
-          // Usage is read from the first and the last chunk (message_start, message_delta; or the whole JSON).
-          let head: Buffer | undefined;
-          let tail: Buffer | undefined;
-          answer.on('data', (chunk: Buffer) => {
-            if (!head) head = chunk;
-            else tail = chunk;
-            if (!res.write(chunk)) {
-              answer.pause();
-              res.once('drain', () => answer.resume());
-            }
-          });
-          answer.on('end', () => {
-            res.end();
-            const seen = (head?.toString('utf8') ?? '') + (tail?.toString('utf8') ?? '');
-            settleThin(id, key, route.model, statusCode, seen, started);
-          });
-          answer.on('error', () => res.destroy());
-        },
-        (err: Error) => error(res, 502, `upstream could not be reached: ${err.message}`),
-      );
+      },
+      new ThinRelay(res, key, route.model, started),
+    );
   });
 });
 let requests = 0;
