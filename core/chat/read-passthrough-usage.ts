@@ -70,84 +70,101 @@ const decoder = new TextDecoder();
  * stream object and no extra promise hop per chunk on the fast path.
  */
 export function tapPassthroughUsage(body: ChunkReader, family: SourceFamily, done: (usage: Usage | undefined, aborted: boolean) => void): ChunkReader {
-  const headLimit = HEAD_BYTES[family];
-  const seen: Partial<Record<keyof Usage, number>> = {};
+  return new UsageTap(body, family, done);
+}
+
+/** One stream's tap: its state in fields of one object rather than in closures over a context. */
+class UsageTap implements ChunkReader {
+  readonly #body: ChunkReader;
+  readonly #family: SourceFamily;
+  readonly #done: (usage: Usage | undefined, aborted: boolean) => void;
+  readonly #headLimit: number;
+  #seen: Partial<Record<keyof Usage, number>> = {};
   // True once the head's counters are in `seen`: then nothing is kept for it.
-  let headRead = false;
-  const head: Uint8Array[] = [];
-  let headSize = 0;
+  #headRead = false;
+  #head: Uint8Array[] | undefined;
+  #headSize = 0;
   // The most recent chunks, just enough of them to hold TAIL_BYTES.
-  const recent: Uint8Array[] = [];
-  let recentSize = 0;
-  let total = 0;
-  let finished = false;
-
-  const keep = (chunk: Uint8Array) => {
-    total += chunk.byteLength;
-    if (!headRead && headSize < headLimit) {
-      // Usually the first chunk holds message_start's whole event: read it there, and copy nothing
-      // (a 2 KiB copy costs more than the rest of the tap on Node: a backing store per stream).
-      const end = headSize === 0 ? endOfHeadEvent(chunk, family) : -1;
-      if (end >= 0) {
-        scan(decoder.decode(chunk.subarray(0, end)), family, seen);
-        headRead = true;
-      } else {
-        // A copy: a view would keep the whole chunk (up to a socket read) alive for the stream's life.
-        const part = new Uint8Array(chunk.subarray(0, headLimit - headSize));
-        head.push(part);
-        headSize += part.byteLength;
-      }
-    }
-    recent.push(chunk);
-    recentSize += chunk.byteLength;
-    while (recentSize - recent[0]!.byteLength >= TAIL_BYTES) recentSize -= recent.shift()!.byteLength;
-  };
-
-  const finish = (aborted: boolean) => {
-    if (finished) return;
-    finished = true;
-    if (!headRead && total === headSize) {
-      scan(decoder.decode(joinBytes(head, headSize)), family, seen);
-    } else {
-      if (!headRead && headSize) scanHead(joinBytes(head, headSize), family, seen);
-      // Only the windows' marked parts are decoded: a few hundred bytes instead of 4 KiB a stream.
-      // (After a head read in place, a short stream's tail may hold message_start again: the
-      // same counters, read in the same order, so the later events still win.)
-      const tail = lastBytes(recent, recentSize, TAIL_BYTES);
-      const mark = lastIndexOfBytes(tail, TAIL_MARK[family]);
-      scan(decoder.decode(mark < 0 ? tail : tail.subarray(mark)), family, seen);
-    }
-    done(toUsage(family, seen), aborted);
-  };
-
+  #recent: Uint8Array[] = [];
+  #recentSize = 0;
+  #total = 0;
+  #finished = false;
   // Made once per stream: a `then` with these costs a promise per read, where an async read also
   // kept a suspended frame per read (about 400 bytes each on Node).
-  const onResult = (result: ReadableStreamReadResult<Uint8Array>) => {
-    if (result.done) finish(false);
-    else if (!finished) keep(result.value);
+  #onResult = (result: ReadableStreamReadResult<Uint8Array>) => {
+    if (result.done) this.#finish(false);
+    else if (!this.#finished) this.#keep(result.value);
     return result;
   };
-  const onError = (err: unknown): never => {
-    finish(false);
+  #onError = (err: unknown): never => {
+    this.#finish(false);
     throw err;
   };
 
-  return {
-    read() {
-      let pending: Promise<ReadableStreamReadResult<Uint8Array>>;
-      try {
-        pending = body.read();
-      } catch (err) {
-        finish(false);
-        return Promise.reject(err);
+  constructor(body: ChunkReader, family: SourceFamily, done: (usage: Usage | undefined, aborted: boolean) => void) {
+    this.#body = body;
+    this.#family = family;
+    this.#done = done;
+    this.#headLimit = HEAD_BYTES[family];
+  }
+
+  read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    let pending: Promise<ReadableStreamReadResult<Uint8Array>>;
+    try {
+      pending = this.#body.read();
+    } catch (err) {
+      this.#finish(false);
+      return Promise.reject(err);
+    }
+    return pending.then(this.#onResult, this.#onError);
+  }
+
+  cancel(reason?: unknown): Promise<void> {
+    this.#finish(true);
+    return this.#body.cancel(reason);
+  }
+
+  #keep(chunk: Uint8Array): void {
+    this.#total += chunk.byteLength;
+    if (!this.#headRead && this.#headSize < this.#headLimit) {
+      // Usually the first chunk holds message_start's whole event: read it there, and copy nothing
+      // (a 2 KiB copy costs more than the rest of the tap on Node: a backing store per stream).
+      const end = this.#headSize === 0 ? endOfHeadEvent(chunk, this.#family) : -1;
+      if (end >= 0) {
+        scan(decoder.decode(chunk.subarray(0, end)), this.#family, this.#seen);
+        this.#headRead = true;
+      } else {
+        // A copy: a view would keep the whole chunk (up to a socket read) alive for the stream's life.
+        const part = new Uint8Array(chunk.subarray(0, this.#headLimit - this.#headSize));
+        (this.#head ??= []).push(part);
+        this.#headSize += part.byteLength;
       }
-      return pending.then(onResult, onError);
-    },
-    cancel(reason) {
-      finish(true);
-      return body.cancel(reason);
-    },
-  };
+    }
+    const recent = this.#recent;
+    recent.push(chunk);
+    this.#recentSize += chunk.byteLength;
+    while (this.#recentSize - recent[0]!.byteLength >= TAIL_BYTES) this.#recentSize -= recent.shift()!.byteLength;
+  }
+
+  #finish(aborted: boolean): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    const family = this.#family;
+    const seen = this.#seen;
+    const head = this.#head ?? [];
+    if (!this.#headRead && this.#total === this.#headSize) {
+      scan(decoder.decode(joinBytes(head, this.#headSize)), family, seen);
+    } else {
+      if (!this.#headRead && this.#headSize) scanHead(joinBytes(head, this.#headSize), family, seen);
+      // Only the windows' marked parts are decoded: a few hundred bytes instead of 4 KiB a stream.
+      // (After a head read in place, a short stream's tail may hold message_start again: the
+      // same counters, read in the same order, so the later events still win.)
+      const tail = lastBytes(this.#recent, this.#recentSize, TAIL_BYTES);
+      const mark = lastIndexOfBytes(tail, TAIL_MARK[family]);
+      scan(decoder.decode(mark < 0 ? tail : tail.subarray(mark)), family, seen);
+    }
+    this.#done(toUsage(family, seen), aborted);
+  }
 }
 
 /** The last `limit` bytes of the chunks (whose sizes add up to `size`), copying no more than that. */

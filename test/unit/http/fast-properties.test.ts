@@ -4,7 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { UpstreamCall } from '../../../adapters/node-upstream-call.ts';
 import { createStreamMeter } from '../../../core/accounting/meter-stream.ts';
+import { tapPassthroughUsage } from '../../../core/chat/read-passthrough-usage.ts';
 import { createAnthropicStreamWriter } from '../../../core/families/anthropic/write-stream.ts';
 import { createGeminiStreamWriter } from '../../../core/families/gemini/write-stream.ts';
 import { ClientAbort } from '../../../core/http/client-signal.ts';
@@ -40,6 +42,8 @@ const perStream: Array<[string, () => object]> = [
   ['the Anthropic stream writer', () => createAnthropicStreamWriter({ model: 'm' })],
   ['the Gemini stream writer', () => createGeminiStreamWriter({ model: 'm' })],
   ['the stream meter', () => createStreamMeter({ settle: () => {} }, { started: 0, signal: new ClientAbort() })],
+  ['the passthrough usage tap', () => tapPassthroughUsage({ read: () => new Promise(() => {}), cancel: async () => {} }, 'anthropic', () => {})],
+  ["the Node adapter's upstream call", () => new UpstreamCall(() => {}, () => {}, new ClientAbort())],
 ];
 
 describe('objects made per stream keep fast properties', () => {
