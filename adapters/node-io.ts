@@ -143,9 +143,9 @@ async function writeStream(reader: ChunkReader, res: ServerResponse, status: num
 const DONE = { done: true, value: undefined } as const;
 
 /**
- * A Node Readable (undici's answer body, node:http's request body) as a chunk reader: a
- * buffered chunk comes back at once, otherwise the read waits for the next one. Cancel destroys
- * the source (client gone → upstream connection dropped; an upload refused at 413 → its socket
+ * A Node Readable (node:http's request body; upstream answers have their own reader, see
+ * node-upstream-call.ts) as a chunk reader: a buffered chunk comes back at once, otherwise the
+ * read waits for the next one. Cancel destroys the source (an upload refused at 413 → its socket
  * closed). `streamOfReader` makes it a web stream where one is asked for.
  */
 export function readChunks(source: Readable): ChunkReader {

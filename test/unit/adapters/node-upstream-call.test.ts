@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { writeNodeReply } from '../../../adapters/node-io.ts';
 import { createNodeFetch } from '../../../adapters/node-upstream.ts';
-import { ClientAbort, type UpstreamResponse } from '../../../core/index.ts';
+import { ClientAbort, Reply, type UpstreamResponse } from '../../../core/index.ts';
 
 // The Node upstream client reads answers through its own undici dispatch handler
 // (adapters/node-upstream-call.ts) instead of undici's stream: these are the duties that
@@ -172,5 +173,28 @@ describe('createNodeFetch: an answer read through the dispatch handler', () => {
     const none = await post(empty);
     expect(none.body).toBeNull();
     expect(await none.text()).toBe('');
+  });
+
+  // A short upstream answer arrives whole (headers, events and end in one read). Relayed, it must
+  // leave in one socket write: headers, the events and the chunked terminator together.
+  it('relays an answer that arrived whole in one socket write to the client', async () => {
+    const events = 'event: ping\ndata: {"type":"ping"}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n';
+    const upstream = await serve((_req, res) => res.writeHead(200, { 'content-type': 'text/event-stream', 'content-length': Buffer.byteLength(events) }).end(events));
+    let writes = 0;
+    const relay = await serve(async (req, res) => {
+      const socket = res.socket as unknown as Record<'_write' | '_writev', (...args: unknown[]) => void>;
+      for (const name of ['_write', '_writev'] as const) {
+        const original = socket[name].bind(socket);
+        socket[name] = (...args) => {
+          writes++;
+          original(...args);
+        };
+      }
+      const answer = await post(upstream);
+      await writeNodeReply(new Reply(200, { 'content-type': 'text/event-stream' }, answer.reader!()), res, req);
+    });
+    const got = await fetch(relay, { method: 'POST' });
+    expect(await got.text()).toBe(events);
+    expect(writes).toBe(1);
   });
 });
