@@ -20,7 +20,7 @@ export function buildRouter(services: GatewayServices): GatewayRouter {
 
   // Not async: a known key is answered from memory, and then the guard costs no promise.
   const guard: Guard = (req, ctx) => {
-    const key = authenticate(services.keys, req, ctx.url);
+    const key = authenticate(services.keys, req, ctx);
     if (!isPromise(key)) {
       ctx.key = key;
       return undefined;
@@ -46,7 +46,7 @@ export function buildRouter(services: GatewayServices): GatewayRouter {
     });
   }
   router.all('*', (_req, ctx) => {
-    throw new GatewayError('not_found', `No route for ${ctx.url.pathname}`);
+    throw new GatewayError('not_found', `No route for ${ctx.path}`);
   });
   return router;
 }

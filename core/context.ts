@@ -43,7 +43,10 @@ export interface GatewayServices {
 export interface RequestContext {
   readonly services: GatewayServices;
   readonly id: string;
+  /** The request URL, parsed when first read. */
   readonly url: URL;
+  /** Its path, as `url.pathname` would give it (what routing reads). */
+  readonly path: string;
   readonly family: Family;
   /** The caller's abort signal: passed to every upstream call so a disconnect cancels it. */
   readonly signal: ClientSignal;

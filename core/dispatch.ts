@@ -8,14 +8,14 @@ import { isPromise, type MaybePromise } from './maybe-promise.ts';
  * something; a route whose handlers all return nothing lets the next matching route try.
  * itty's `fetch` also parses the URL again and builds a query object for every request, and
  * awaits every handler, a guard that answered synchronously too; here the path comes from
- * the context's URL, parsed once, and only a handler's real promise is waited for.
+ * the context, read once, and only a handler's real promise is waited for.
  */
 export function dispatch(routes: readonly RouteEntry[], request: IRequestStrict, ctx: RequestContext): MaybePromise<unknown> {
   return runFrom(routes, 0, request, ctx);
 }
 
 function runFrom(routes: readonly RouteEntry[], first: number, request: IRequestStrict, ctx: RequestContext): MaybePromise<unknown> {
-  const path = ctx.url.pathname;
+  const path = ctx.path;
   for (let i = first; i < routes.length; i++) {
     const [method, pattern, handlers] = routes[i]!;
     if (method !== request.method && method !== 'ALL') continue;

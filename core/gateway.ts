@@ -8,10 +8,13 @@ import type { AccessLogEntry, GatewayServices, RequestContext } from './context.
 import { dispatch } from './dispatch.ts';
 import { GatewayError, toGatewayError } from './errors.ts';
 import { ERROR_WRITERS } from './families/family.ts';
-import { readClientSignal } from './http/client-signal.ts';
+import { readClientSignal, type ClientSignal } from './http/client-signal.ts';
+import { writeLogTime } from './http/log-time.ts';
+import { readPlainPath } from './http/request-path.ts';
 import { Reply, replyToResponse, type ReplyHeaders } from './http/reply.ts';
 import { jsonReply } from './http/respond.ts';
-import { createStaticKeyVerifier, type KeyVerifier } from './keys.ts';
+import type { Family } from './families/family.ts';
+import { createStaticKeyVerifier, type KeyRecord, type KeyVerifier } from './keys.ts';
 import { isPromise } from './maybe-promise.ts';
 import { createUpstreams } from './upstreams/registry.ts';
 import type { UpstreamFetch } from './upstreams/types.ts';
@@ -75,22 +78,19 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
 
   async function handle(request: Request): Promise<Reply | Response> {
     const started = performance.now();
-    let url: URL;
-    try {
-      url = new URL(request.url);
-    } catch {
-      // Only a broken Host header gets here; there is no path to pick a family from.
-      const { status, body } = ERROR_WRITERS.openai(new GatewayError('invalid_request', 'Request URL is not valid'));
-      return new Reply(status, { 'content-type': 'application/json' }, JSON.stringify(body));
+    const path = readPlainPath(request.url);
+    let url: URL | undefined;
+    if (path === undefined) {
+      try {
+        url = new URL(request.url);
+      } catch {
+        // Only a broken Host header gets here; there is no path to pick a family from.
+        const { status, body } = ERROR_WRITERS.openai(new GatewayError('invalid_request', 'Request URL is not valid'));
+        return new Reply(status, { 'content-type': 'application/json' }, JSON.stringify(body));
+      }
     }
-    const ctx: RequestContext = {
-      services,
-      id: services.newId(),
-      url,
-      family: familyOfPath(url.pathname, config),
-      signal: readClientSignal(request),
-      started,
-    };
+    const pathname = path ?? url!.pathname;
+    const ctx = new Context(services, services.newId(), request.url, pathname, familyOfPath(pathname, config), readClientSignal(request), started, url);
     let response: Reply | Response;
     let failure: string | undefined;
     try {
@@ -106,10 +106,10 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
       response = jsonReply(ctx, body, status, headers);
     }
     services.log({
-      time: new Date().toISOString(),
+      time: writeLogTime(Date.now()),
       id: ctx.id,
       method: request.method,
-      path: url.pathname,
+      path: pathname,
       status: response.status,
       ms: Math.round((performance.now() - started) * 100) / 100,
       key: ctx.key?.id,
@@ -121,6 +121,36 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
   }
 
   return { fetch: async (request) => replyToResponse(await handle(request)), reply: handle, config, catalog };
+}
+
+/**
+ * A request's context. Its URL is parsed only when a handler reads it (a query, the admin API):
+ * routing needs only the path, which `readPlainPath` takes from the URL text when parsing would
+ * give the same. A class with a prototype getter, so the object keeps fast properties (see Stage
+ * in http/stage.ts).
+ */
+class Context implements RequestContext {
+  key?: KeyRecord;
+  model?: string;
+  provider?: string;
+  #url: URL | undefined;
+
+  constructor(
+    readonly services: GatewayServices,
+    readonly id: string,
+    private readonly href: string,
+    readonly path: string,
+    readonly family: Family,
+    readonly signal: ClientSignal,
+    readonly started: number,
+    url: URL | undefined,
+  ) {
+    this.#url = url;
+  }
+
+  get url(): URL {
+    return (this.#url ??= new URL(this.href));
+  }
 }
 
 /** Waits for the verifier only until it is built; after that, calls go straight to it. */

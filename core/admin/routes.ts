@@ -45,7 +45,7 @@ export function registerAdminRoutes(router: Router, base: string, deps: AdminDep
   const expected = deps.admin ? (deps.admin.sha256 ? Promise.resolve(deps.admin.sha256.toLowerCase()) : sha256Hex(deps.admin.token!)) : undefined;
 
   const guard = async (req: IRequestStrict, ctx: RequestContext): Promise<undefined> => {
-    if (!expected) throw new GatewayError('not_found', `No route for ${ctx.url.pathname} (the admin API needs "admin" in the configuration)`);
+    if (!expected) throw new GatewayError('not_found', `No route for ${ctx.path} (the admin API needs "admin" in the configuration)`);
     const auth = /^Bearer\s+(.+)$/i.exec(req.headers.get('authorization') ?? '');
     const presented = auth?.[1]?.trim() ?? req.headers.get('x-api-key')?.trim();
     if (!presented) throw new GatewayError('authentication', 'Missing admin token: send it as "Authorization: Bearer <token>"');

@@ -1,8 +1,9 @@
+import type { Reservation } from '../accounting/types.ts';
 import type { CatalogModel, RouteTarget } from '../catalog.ts';
 import type { RequestContext } from '../context.ts';
 import { GatewayError, isGatewayError, toGatewayError } from '../errors.ts';
 import type { ChatRequest, ChatResult, SourceFamily, StreamEvent } from '../ir.ts';
-import type { Reply } from '../http/reply.ts';
+import { Reply } from '../http/reply.ts';
 import { openStaged, type StagedStream } from '../http/staged-stream.ts';
 import { checkModelAllowed } from '../keys.ts';
 import { isPromise } from '../maybe-promise.ts';
@@ -41,59 +42,109 @@ export interface ChatCall {
 }
 
 /**
- * Runs a translated call: tries the model's routes in order, moving on when a route cannot
- * express the request or its upstream is down, rate-limited or overloaded, as long as nothing
- * has been sent to the client yet.
+ * Runs a call: tries the model's routes in order, moving on when a route cannot express the
+ * request or its upstream is down, rate-limited or overloaded, as long as nothing has been sent
+ * to the client yet. Not async: see ChatRun.
  */
-export async function runChat(call: ChatCall): Promise<ChatOutcome> {
+export function runChat(call: ChatCall): Promise<ChatOutcome> {
   const { ctx, model } = call;
-  checkModelAllowed(ctx.key!, model.id);
-  ctx.model = model.id;
-  const admitted = admitCall(ctx, model, call.family, call.admission);
-  const reservation = isPromise(admitted) ? await admitted : admitted;
-  // The route loop runs here rather than in a function of its own: every async layer between
-  // the front door and the upstream call costs each request a promise and a microtask.
-  let first: GatewayError | undefined;
-  let ir: ChatRequest | undefined;
   try {
-    for (const target of model.routes) {
-      const upstream = ctx.services.upstreams.get(target.provider)!;
-      ctx.provider = target.provider;
-      try {
-        let outcome: ChatOutcome;
-        const pass = call.passthrough && selectPassthrough(upstream, target, call.family);
-        if (pass) {
-          const passCall = Object.assign({}, call.passthrough!) as PassthroughCall;
-          passCall.target = target;
-          passCall.warn = (message) => void call.warnings.push(message);
-          outcome = { kind: 'reply', reply: await runPassthrough(ctx, upstream, pass, passCall), target };
-        } else {
-          ir ??= call.request();
-          const req = Object.assign({}, ir);
-          req.model = target.upstreamModel;
-          const routeWarnings: string[] = [];
-          let wire: UpstreamRequest;
-          try {
-            const written = upstream.writeRequest(req, target, (message) => routeWarnings.push(message));
-            wire = isPromise(written) ? await written : written;
-          } catch (err) {
-            // This route cannot express the request; a later one may (a host with file support, say).
-            if (!isGatewayError(err)) throw err;
-            first ??= err;
-            continue;
-          }
-          outcome = await callRoute(ctx, upstream, target, req, wire);
-          call.warnings.push(...routeWarnings);
-        }
-        return reservation ? meterOutcome(ctx, outcome, reservation, call.family) : outcome;
-      } catch (err) {
-        if (!isGatewayError(err) || !isTransientUpstreamError(err)) throw err;
-        first ??= err;
-      }
-    }
-    throw first!;
+    checkModelAllowed(ctx.key!, model.id);
+    ctx.model = model.id;
+    const admitted = admitCall(ctx, model, call.family, call.admission);
+    if (isPromise(admitted)) return admitted.then((reservation) => new ChatRun(call, reservation).from(0));
+    return new ChatRun(call, admitted).from(0);
   } catch (err) {
-    reservation?.settle({ status: toGatewayError(err).status, latencyMs: performance.now() - ctx.started, aborted: ctx.signal.aborted });
+    return Promise.reject(err);
+  }
+}
+
+/** What a translated route answers when it cannot express the request: the next route may. */
+const CANNOT_EXPRESS = Symbol('cannot express');
+
+/**
+ * One call's walk over its model's routes, as promise callbacks on each route's attempt rather
+ * than an async function around them: every async layer between the front door and the upstream
+ * call costs each request a promise and microtasks, and the passthrough's attempt is the
+ * upstream call's own promise. `from` either returns a promise or throws (callers turn a throw
+ * into a rejection).
+ */
+class ChatRun {
+  first: GatewayError | undefined = undefined;
+  /** The client body read into IR, once, by the first route that translates. */
+  ir: ChatRequest | undefined = undefined;
+
+  constructor(
+    readonly call: ChatCall,
+    readonly reservation: Reservation | undefined,
+  ) {}
+
+  from(index: number): Promise<ChatOutcome> {
+    const { call } = this;
+    const { ctx } = call;
+    const routes = call.model.routes;
+    if (index >= routes.length) return this.fail(this.first!);
+    const target = routes[index]!;
+    const upstream = ctx.services.upstreams.get(target.provider)!;
+    ctx.provider = target.provider;
+    let attempt: Promise<Reply | ChatOutcome | typeof CANNOT_EXPRESS>;
+    try {
+      const pass = call.passthrough && selectPassthrough(upstream, target, call.family);
+      if (pass) {
+        const passCall = Object.assign({}, call.passthrough!) as PassthroughCall;
+        passCall.target = target;
+        passCall.warn = (message) => void call.warnings.push(message);
+        attempt = runPassthrough(ctx, upstream, pass, passCall);
+      } else {
+        attempt = this.translate(upstream, target);
+      }
+    } catch (err) {
+      return this.fail(err);
+    }
+    return attempt.then(
+      (answer) => (answer === CANNOT_EXPRESS ? this.from(index + 1) : this.finish(answer instanceof Reply ? { kind: 'reply', reply: answer, target } : answer)),
+      (err: unknown) => {
+        if (!isGatewayError(err) || !isTransientUpstreamError(err)) return this.fail(err);
+        this.first ??= err;
+        return this.from(index + 1);
+      },
+    );
+  }
+
+  async translate(upstream: Upstream, target: RouteTarget): Promise<ChatOutcome | typeof CANNOT_EXPRESS> {
+    const { ctx } = this.call;
+    this.ir ??= this.call.request();
+    const req = Object.assign({}, this.ir);
+    req.model = target.upstreamModel;
+    const routeWarnings: string[] = [];
+    let wire: UpstreamRequest;
+    try {
+      const written = upstream.writeRequest(req, target, (message) => routeWarnings.push(message));
+      wire = isPromise(written) ? await written : written;
+    } catch (err) {
+      // This route cannot express the request; a later one may (a host with file support, say).
+      if (!isGatewayError(err)) throw err;
+      this.first ??= err;
+      return CANNOT_EXPRESS;
+    }
+    const outcome = await callRoute(ctx, upstream, target, req, wire);
+    this.call.warnings.push(...routeWarnings);
+    return outcome;
+  }
+
+  finish(outcome: ChatOutcome): ChatOutcome {
+    if (!this.reservation) return outcome;
+    try {
+      return meterOutcome(this.call.ctx, outcome, this.reservation, this.call.family);
+    } catch (err) {
+      return this.fail(err);
+    }
+  }
+
+  /** Releases the reservation and passes the error on. */
+  fail(err: unknown): never {
+    const { ctx } = this.call;
+    this.reservation?.settle({ status: toGatewayError(err).status, latencyMs: performance.now() - ctx.started, aborted: ctx.signal.aborted });
     throw err;
   }
 }

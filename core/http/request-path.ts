@@ -1,0 +1,42 @@
+/**
+ * The path of a request URL without parsing it, where parsing would give the same: `new URL`
+ * costs ~1 µs and an object per request on Node 20, and nearly every request path is plain. A
+ * path a URL parser would rewrite (dot segments, percent escapes, backslashes, characters it
+ * escapes) gives undefined, and so does a URL the parser refuses (a broken Host header): the
+ * caller then parses, and gets the parser's answer or its error. The query and fragment are not
+ * part of the path.
+ */
+const PLAIN = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
+
+/**
+ * Whether the parser takes each scheme-and-host a server has seen; a server sees a handful, so
+ * the parser runs once for each. Bounded, as the Host header is the client's to choose.
+ */
+const origins = new Map<string, boolean>();
+const ORIGINS_LIMIT = 64;
+
+export function readPlainPath(url: string): string | undefined {
+  const scheme = url.indexOf('://');
+  if (scheme < 0) return undefined;
+  const start = url.indexOf('/', scheme + 3);
+  if (start < 0 || !isParsedOrigin(url.slice(0, start))) return undefined;
+  let end = url.length;
+  const query = url.indexOf('?', start);
+  if (query >= 0) end = query;
+  const hash = url.indexOf('#', start);
+  if (hash >= 0 && hash < end) end = hash;
+  const path = url.slice(start, end);
+  // "." and ".." segments (and their escaped forms, which PLAIN refuses) are resolved by the parser.
+  if (!PLAIN.test(path) || path.includes('/.')) return undefined;
+  return path;
+}
+
+function isParsedOrigin(origin: string): boolean {
+  let ok = origins.get(origin);
+  if (ok === undefined) {
+    ok = URL.canParse(`${origin}/`) && new URL(`${origin}/`).pathname === '/';
+    if (origins.size >= ORIGINS_LIMIT) origins.clear();
+    origins.set(origin, ok);
+  }
+  return ok;
+}
