@@ -47,6 +47,8 @@ export interface RequestContext {
   readonly url: URL;
   /** Its path, as `url.pathname` would give it (what routing reads). */
   readonly path: string;
+  /** Its query, as `url.searchParams` would give it, without parsing the rest of the URL. */
+  readonly query: URLSearchParams;
   readonly family: Family;
   /** The caller's abort signal: passed to every upstream call so a disconnect cancels it. */
   readonly signal: ClientSignal;

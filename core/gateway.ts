@@ -10,7 +10,7 @@ import { GatewayError, toGatewayError } from './errors.ts';
 import { ERROR_WRITERS } from './families/family.ts';
 import { readClientSignal, type ClientSignal } from './http/client-signal.ts';
 import { writeLogTime } from './http/log-time.ts';
-import { readPlainPath } from './http/request-path.ts';
+import { readPlainPath, readQueryText } from './http/request-url.ts';
 import { Reply, replyToResponse, type ReplyHeaders } from './http/reply.ts';
 import { jsonReply } from './http/respond.ts';
 import type { Family } from './families/family.ts';
@@ -124,7 +124,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
 }
 
 /**
- * A request's context. Its URL is parsed only when a handler reads it (a query, the admin API):
+ * A request's context. Its URL is parsed only when a handler reads it, and its query alone when that is read:
  * routing needs only the path, which `readPlainPath` takes from the URL text when parsing would
  * give the same. A class with a prototype getter, so the object keeps fast properties (see Stage
  * in http/stage.ts).
@@ -134,6 +134,7 @@ class Context implements RequestContext {
   model?: string;
   provider?: string;
   #url: URL | undefined;
+  #query: URLSearchParams | undefined;
 
   constructor(
     readonly services: GatewayServices,
@@ -150,6 +151,13 @@ class Context implements RequestContext {
 
   get url(): URL {
     return (this.#url ??= new URL(this.href));
+  }
+
+  get query(): URLSearchParams {
+    if (this.#query) return this.#query;
+    if (this.#url) return (this.#query = this.#url.searchParams);
+    const text = readQueryText(this.href);
+    return (this.#query = text === undefined ? this.url.searchParams : new URLSearchParams(text));
   }
 }
 

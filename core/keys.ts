@@ -70,8 +70,8 @@ export function hashPresentedKey(presented: string): string | Promise<string> {
  * Reads the key from any of the places the official SDKs put it. `x-api-key` wins over
  * Bearer when both are present, as on the real Anthropic API.
  */
-/** `at.url` is read only for a key in the query, so a request with its key in a header needs no parsed URL. */
-export function readPresentedKey(request: Request, at: { readonly url: URL }): string | undefined {
+/** `at.query` is read only when no header has a key, so a request with its key in a header parses no query. */
+export function readPresentedKey(request: Request, at: { readonly query: URLSearchParams }): string | undefined {
   const headers = request.headers;
   const direct = headers.get('x-api-key') ?? headers.get('x-goog-api-key');
   if (direct) return direct.trim();
@@ -80,11 +80,11 @@ export function readPresentedKey(request: Request, at: { readonly url: URL }): s
     const match = /^Bearer\s+(.+)$/i.exec(auth);
     if (match) return match[1]!.trim();
   }
-  const query = at.url.searchParams.get('key');
+  const query = at.query.get('key');
   return query || undefined;
 }
 
-export function authenticate(verifier: KeyVerifier, request: Request, at: { readonly url: URL }): MaybePromise<KeyRecord> {
+export function authenticate(verifier: KeyVerifier, request: Request, at: { readonly query: URLSearchParams }): MaybePromise<KeyRecord> {
   const presented = readPresentedKey(request, at);
   if (!presented) {
     throw new GatewayError('authentication', 'Missing API key: send it as "Authorization: Bearer <key>", "x-api-key", "x-goog-api-key" or "?key="');

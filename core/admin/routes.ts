@@ -109,7 +109,7 @@ export function registerAdminRoutes(router: Router, base: string, deps: AdminDep
   });
 
   router.get(`${base}/usage`, guard, async (_req, ctx) => {
-    const query = readUsageQuery(ctx.url.searchParams);
+    const query = readUsageQuery(ctx.query);
     const data = await deps.usage.summarize(query);
     const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
     return jsonReply(ctx, { by: query.by, from: iso(query.from), to: iso(query.to), keyId: query.keyId ?? null, data });

@@ -12,7 +12,7 @@ import { writeWarnings } from '../../http/warnings.ts';
 import { parseWith } from '../../validate.ts';
 import { visibleModels } from '../../visible-models.ts';
 import { readAnthropicRequest } from './read-request.ts';
-import { CountTokensHead, CountTokensRequest, MessagesHead, MessagesRequest } from './schema.ts';
+import { CountTokensHead, CountTokensRequest, MessagesRequest, readMessagesHead } from './schema.ts';
 import { writeAnthropicModel, writeAnthropicModelList } from './write-model-list.ts';
 import { writeAnthropicResponse } from './write-response.ts';
 import { createAnthropicStreamWriter, writeAnthropicErrorFrame } from './write-stream.ts';
@@ -30,7 +30,7 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: Gua
   router.post(`${base}/v1/messages`, guard, async (request, ctx) => {
     const headers = readHeaders(request);
     const { bytes, text, json } = await readJsonBody(request, ctx.services.config.limits.maxBodyBytes);
-    const head = parseWith(MessagesHead, json);
+    const head = readMessagesHead(json);
     const model = ctx.services.catalog.resolve(head.model);
     const stream = head.stream === true;
     const warnings: string[] = [];
@@ -79,7 +79,7 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: Gua
 
   router.get(`${base}/v1/models`, guard, (request, ctx) => {
     readHeaders(request);
-    return jsonReply(ctx, writeAnthropicModelList(visibleModels(ctx), readPageQuery(ctx.url)));
+    return jsonReply(ctx, writeAnthropicModelList(visibleModels(ctx), readPageQuery(ctx.query)));
   });
 
   router.get(`${base}/v1/models/:id+`, guard, (request, ctx) => {
@@ -105,16 +105,16 @@ function readHeaders(request: IRequestStrict): { betas: string[] } {
   return { betas };
 }
 
-function readPageQuery(url: URL): { limit?: number; afterId?: string; beforeId?: string } {
+function readPageQuery(params: URLSearchParams): { limit?: number; afterId?: string; beforeId?: string } {
   const query: { limit?: number; afterId?: string; beforeId?: string } = {};
-  const limit = url.searchParams.get('limit');
+  const limit = params.get('limit');
   if (limit !== null) {
     const n = Number(limit);
     if (!Number.isInteger(n) || n < 1 || n > 1000) throw new GatewayError('invalid_request', 'limit: must be an integer from 1 to 1000', { param: 'limit' });
     query.limit = n;
   }
-  const after = url.searchParams.get('after_id');
-  const before = url.searchParams.get('before_id');
+  const after = params.get('after_id');
+  const before = params.get('before_id');
   if (after) query.afterId = after;
   if (before) query.beforeId = before;
   return query;

@@ -11,7 +11,7 @@ import { parseWith } from '../../validate.ts';
 import { visibleModels } from '../../visible-models.ts';
 import { countGeminiTokens } from './count-tokens.ts';
 import { readGeminiRequest } from './read-request.ts';
-import { GeminiGenerateContentHead, GeminiGenerateContentRequest } from './schema.ts';
+import { GeminiGenerateContentRequest, readGenerateContentHead } from './schema.ts';
 import { createJsonArrayEncoder } from './write-json-array.ts';
 import { writeGeminiModel, writeGeminiModelList } from './write-model-list.ts';
 import { writeGeminiResponse } from './write-response.ts';
@@ -49,9 +49,9 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Reply
   const { bytes, text, json } = await readJsonBody(req, ctx.services.config.limits.maxBodyBytes);
   if (action === 'countTokens') return countGeminiTokens(ctx, model, json, req.headers);
 
-  const head = parseWith(GeminiGenerateContentHead, json);
+  const head = readGenerateContentHead(json);
   const stream = action === 'streamGenerateContent';
-  const sse = stream && ctx.url.searchParams.get('alt') === 'sse';
+  const sse = stream && ctx.query.get('alt') === 'sse';
   const warnings: string[] = [];
   const outcome = await runChat({
     ctx,
@@ -86,7 +86,7 @@ const MAX_PAGE = 1000;
 /** Pages like Gemini: `pageSize` (default 50, at most 1000, as Gemini documents) and an opaque `pageToken`. */
 function listModels(_req: IRequestStrict, ctx: RequestContext): Reply {
   const models = visibleModels(ctx);
-  const query = ctx.url.searchParams;
+  const query = ctx.query;
   const size = readCount(query.get('pageSize'), 'pageSize') || DEFAULT_PAGE;
   const start = readCount(query.get('pageToken'), 'pageToken');
   const end = start + Math.min(size, MAX_PAGE);

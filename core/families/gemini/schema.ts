@@ -1,5 +1,6 @@
 /** @see https://ai.google.dev/api/generate-content#request-body */
 import * as v from 'valibot';
+import { parseWith } from '../../validate.ts';
 
 /**
  * Request schemas of the Gemini-style front door. Objects are loose: newer SDKs add top-level
@@ -125,6 +126,20 @@ export const GeminiGenerateContentHead = v.object({
   // Objects, not loose ones: a head is read, not forwarded, so the body's other fields are not copied.
   generationConfig: v.optional(v.object({ maxOutputTokens: GenerationConfig.entries.maxOutputTokens })),
 });
+
+/**
+ * GeminiGenerateContentHead of a body, or its 400: checked by hand first where the schema would
+ * accept (see readMessagesHead in the Anthropic schema), else through the schema.
+ */
+export function readGenerateContentHead(json: Record<string, unknown>): v.InferOutput<typeof GeminiGenerateContentHead> {
+  const config = json.generationConfig as { maxOutputTokens?: unknown } | null | undefined;
+  if (config === undefined) return json as v.InferOutput<typeof GeminiGenerateContentHead>;
+  if (typeof config === 'object' && config !== null && !Array.isArray(config)) {
+    const max = config.maxOutputTokens;
+    if (max === undefined || (Number.isInteger(max) && (max as number) >= 1)) return json as v.InferOutput<typeof GeminiGenerateContentHead>;
+  }
+  return parseWith(GeminiGenerateContentHead, json);
+}
 
 /** `{contents}` (what the SDK sends) or a whole `{generateContentRequest}`. */
 export const GeminiCountTokensRequest = v.pipe(

@@ -34,7 +34,7 @@ function setup(admin: AdminDeps['admin'] | null = { token: TOKEN }) {
     const init: RequestInit = { method, headers };
     if (options.body !== undefined) init.body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     const request = new Request(`http://gw.test${path}`, init);
-    const ctx = { services: { config, catalog: createCatalog(config, 0) }, id: 'req_1', url: new URL(request.url), path: new URL(request.url).pathname, family: 'openai', signal: request.signal } as unknown as RequestContext;
+    const ctx = { services: { config, catalog: createCatalog(config, 0) }, id: 'req_1', url: new URL(request.url), path: new URL(request.url).pathname, query: new URL(request.url).searchParams, family: 'openai', signal: request.signal } as unknown as RequestContext;
     try {
       const reply = (await router.fetch(request as never, ctx)) as Reply | undefined;
       if (!reply) return { status: 404, body: null };

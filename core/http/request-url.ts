@@ -40,3 +40,21 @@ function isParsedOrigin(origin: string): boolean {
   }
   return ok;
 }
+
+/**
+ * The query of a URL as text, for `new URLSearchParams`, which then reads it as `url.searchParams`
+ * would: from the first "?" up to a "#". The "?" is kept: the constructor drops one leading "?",
+ * and a query that itself starts with one ("??a") must keep it. Undefined: text only a full
+ * parse reads right.
+ */
+export function readQueryText(url: string): string | undefined {
+  const start = url.indexOf('?');
+  if (start < 0) return '';
+  const hash = url.indexOf('#');
+  if (hash >= 0 && hash < start) return '';
+  const text = url.slice(start, hash < 0 ? undefined : hash);
+  // The parser drops tabs and newlines, trims spaces and controls and escapes what is not ASCII: left to it.
+  return NOT_PRINTABLE_ASCII.test(text) ? undefined : text;
+}
+
+const NOT_PRINTABLE_ASCII = /[^\u0021-\u007e]/;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readPlainPath } from '../../../core/http/request-path.ts';
+import { readPlainPath, readQueryText } from '../../../core/http/request-url.ts';
 
 /** What the parser says: the path, or undefined where it refuses the URL. */
 function parsedPath(url: string): string | undefined {
@@ -53,5 +53,27 @@ describe('readPlainPath', () => {
     }
     // The fast path has to be the common one, or it saves nothing.
     expect(read).toBeGreaterThan(2_000);
+  });
+});
+
+describe('readQueryText', () => {
+  it('gives URLSearchParams what url.searchParams reads (differential, seeded)', () => {
+    const pieces = ['?', '#', '&', '=', 'a', 'key', 'alt', 'sse', '+', '%20', '%zz', ' ', '\u00e9', '/', ';'];
+    let seed = 11;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let i = 0; i < 10_000; i++) {
+      let tail = '';
+      const length = next(10);
+      for (let j = 0; j < length; j++) tail += pieces[next(pieces.length)];
+      const url = `http://h/p${tail}`;
+      if (!URL.canParse(url)) continue;
+      const text = readQueryText(url);
+      if (text !== undefined) expect([...new URLSearchParams(text)], url).toEqual([...new URL(url).searchParams]);
+    }
+    expect([...new URLSearchParams(readQueryText('http://h/v1beta/models/m:streamGenerateContent?alt=sse&key=k'))]).toEqual([['alt', 'sse'], ['key', 'k']]);
+    expect(readQueryText('http://h/p?a=1\tb')).toBeUndefined();
   });
 });
