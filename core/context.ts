@@ -4,6 +4,7 @@ import type { Catalog } from './catalog.ts';
 import type { GatewayConfig } from './config.ts';
 import type { Family } from './families/family.ts';
 import type { ClientSignal } from './http/client-signal.ts';
+import { readQueryText } from './http/request-url.ts';
 import type { KeyRecord, KeyVerifier } from './keys.ts';
 import type { Upstream, UpstreamFetch } from './upstreams/types.ts';
 
@@ -57,4 +58,42 @@ export interface RequestContext {
   key?: KeyRecord;
   model?: string;
   provider?: string;
+}
+
+/**
+ * A request's context. Its URL is parsed only when a handler reads it, and its query alone when
+ * that is read: routing needs only the path, which `readPlainPath` takes from the URL text when
+ * parsing would give the same. A class with prototype getters, so the object keeps fast
+ * properties (see Stage in http/stage.ts).
+ */
+export class Context implements RequestContext {
+  key?: KeyRecord;
+  model?: string;
+  provider?: string;
+  #url: URL | undefined;
+  #query: URLSearchParams | undefined;
+
+  constructor(
+    readonly services: GatewayServices,
+    readonly id: string,
+    private readonly href: string,
+    readonly path: string,
+    readonly family: Family,
+    readonly signal: ClientSignal,
+    readonly started: number,
+    url: URL | undefined,
+  ) {
+    this.#url = url;
+  }
+
+  get url(): URL {
+    return (this.#url ??= new URL(this.href));
+  }
+
+  get query(): URLSearchParams {
+    if (this.#query) return this.#query;
+    if (this.#url) return (this.#query = this.#url.searchParams);
+    const text = readQueryText(this.href);
+    return (this.#query = text === undefined ? this.url.searchParams : new URLSearchParams(text));
+  }
 }

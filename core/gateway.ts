@@ -4,17 +4,16 @@ import type { AdminDeps } from './admin/routes.ts';
 import { buildRouter, familyOfPath } from './app.ts';
 import { createCatalog, type Catalog } from './catalog.ts';
 import { readConfig, type GatewayConfig, type GatewayConfigInput } from './config.ts';
-import type { AccessLogEntry, GatewayServices, RequestContext } from './context.ts';
+import { Context, type AccessLogEntry, type GatewayServices } from './context.ts';
 import { dispatch } from './dispatch.ts';
 import { GatewayError, toGatewayError } from './errors.ts';
 import { ERROR_WRITERS } from './families/family.ts';
-import { readClientSignal, type ClientSignal } from './http/client-signal.ts';
+import { readClientSignal } from './http/client-signal.ts';
 import { writeLogTime } from './http/log-time.ts';
-import { readPlainPath, readQueryText } from './http/request-url.ts';
+import { readPlainPath } from './http/request-url.ts';
 import { Reply, replyToResponse, type ReplyHeaders } from './http/reply.ts';
 import { jsonReply } from './http/respond.ts';
-import type { Family } from './families/family.ts';
-import { createStaticKeyVerifier, type KeyRecord, type KeyVerifier } from './keys.ts';
+import { createStaticKeyVerifier, type KeyVerifier } from './keys.ts';
 import { isPromise } from './maybe-promise.ts';
 import { createUpstreams } from './upstreams/registry.ts';
 import type { UpstreamFetch } from './upstreams/types.ts';
@@ -121,44 +120,6 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
   }
 
   return { fetch: async (request) => replyToResponse(await handle(request)), reply: handle, config, catalog };
-}
-
-/**
- * A request's context. Its URL is parsed only when a handler reads it, and its query alone when that is read:
- * routing needs only the path, which `readPlainPath` takes from the URL text when parsing would
- * give the same. A class with a prototype getter, so the object keeps fast properties (see Stage
- * in http/stage.ts).
- */
-class Context implements RequestContext {
-  key?: KeyRecord;
-  model?: string;
-  provider?: string;
-  #url: URL | undefined;
-  #query: URLSearchParams | undefined;
-
-  constructor(
-    readonly services: GatewayServices,
-    readonly id: string,
-    private readonly href: string,
-    readonly path: string,
-    readonly family: Family,
-    readonly signal: ClientSignal,
-    readonly started: number,
-    url: URL | undefined,
-  ) {
-    this.#url = url;
-  }
-
-  get url(): URL {
-    return (this.#url ??= new URL(this.href));
-  }
-
-  get query(): URLSearchParams {
-    if (this.#query) return this.#query;
-    if (this.#url) return (this.#query = this.#url.searchParams);
-    const text = readQueryText(this.href);
-    return (this.#query = text === undefined ? this.url.searchParams : new URLSearchParams(text));
-  }
 }
 
 /** Waits for the verifier only until it is built; after that, calls go straight to it. */

@@ -6,6 +6,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { UpstreamCall } from '../../../adapters/node-upstream-call.ts';
 import { createStreamMeter } from '../../../core/accounting/meter-stream.ts';
+import { Context, type GatewayServices } from '../../../core/context.ts';
 import { tapPassthroughUsage } from '../../../core/chat/read-passthrough-usage.ts';
 import { createAnthropicStreamWriter } from '../../../core/families/anthropic/write-stream.ts';
 import { createGeminiStreamWriter } from '../../../core/families/gemini/write-stream.ts';
@@ -44,6 +45,17 @@ const perStream: Array<[string, () => object]> = [
   ['the stream meter', () => createStreamMeter({ settle: () => {} }, { started: 0, signal: new ClientAbort() })],
   ['the passthrough usage tap', () => tapPassthroughUsage({ read: () => new Promise(() => {}), cancel: async () => {} }, 'anthropic', () => {})],
   ["the Node adapter's upstream call", () => new UpstreamCall(() => {}, () => {}, new ClientAbort())],
+  [
+    "every request's context, its URL and query read",
+    () => {
+      const ctx = new Context({} as GatewayServices, 'req_1', 'http://h/p?key=k', '/p', 'anthropic', new ClientAbort(), 0, undefined);
+      ctx.key = { id: 'me' } as never;
+      ctx.model = 'm';
+      void ctx.query.get('key');
+      void ctx.url.pathname;
+      return ctx;
+    },
+  ],
 ];
 
 describe('objects made per stream keep fast properties', () => {
