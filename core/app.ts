@@ -51,12 +51,20 @@ export function buildRouter(services: GatewayServices): GatewayRouter {
   return router;
 }
 
-/** Which family's envelope an answer on this path uses, even for paths no route matched. */
-export function familyOfPath(path: string, { segments, basePath }: Pick<GatewayServices['config'], 'segments' | 'basePath'>): Family {
-  if (path.startsWith(`${basePath}/api/${segments.messages}/`)) return 'anthropic';
-  if (path.startsWith(`${basePath}/api/${segments.generate}/`)) return 'gemini';
-  if (path.startsWith(`${basePath}/api/${segments.list}/`)) return 'openai';
-  if (path.includes('/v1beta/')) return 'gemini';
-  if (path.includes('/v1/messages')) return 'anthropic';
-  return 'openai';
+/**
+ * Which family's envelope an answer on a path uses, even for paths no route matched. The
+ * prefixes are built once per configuration, not per request.
+ */
+export function createFamilyOfPath({ segments, basePath }: Pick<GatewayServices['config'], 'segments' | 'basePath'>): (path: string) => Family {
+  const messages = `${basePath}/api/${segments.messages}/`;
+  const generate = `${basePath}/api/${segments.generate}/`;
+  const list = `${basePath}/api/${segments.list}/`;
+  return (path) => {
+    if (path.startsWith(messages)) return 'anthropic';
+    if (path.startsWith(generate)) return 'gemini';
+    if (path.startsWith(list)) return 'openai';
+    if (path.includes('/v1beta/')) return 'gemini';
+    if (path.includes('/v1/messages')) return 'anthropic';
+    return 'openai';
+  };
 }

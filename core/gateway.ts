@@ -1,7 +1,7 @@
 import type { IRequestStrict } from 'itty-router';
 import type { Meter } from './accounting/types.ts';
 import type { AdminDeps } from './admin/routes.ts';
-import { buildRouter, familyOfPath } from './app.ts';
+import { buildRouter, createFamilyOfPath } from './app.ts';
 import { createCatalog, type Catalog } from './catalog.ts';
 import { readConfig, type GatewayConfig, type GatewayConfigInput } from './config.ts';
 import { Context, type AccessLogEntry, type GatewayServices } from './context.ts';
@@ -74,6 +74,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
     ...(options.admin && { admin: options.admin }),
   };
   const router = buildRouter(services);
+  const familyOfPath = createFamilyOfPath(config);
 
   async function handle(request: Request): Promise<Reply | Response> {
     const started = performance.now();
@@ -89,7 +90,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
       }
     }
     const pathname = path ?? url!.pathname;
-    const ctx = new Context(services, services.newId(), request.url, pathname, familyOfPath(pathname, config), readClientSignal(request), started, url);
+    const ctx = new Context(services, services.newId(), request.url, pathname, familyOfPath(pathname), readClientSignal(request), started, url);
     let response: Reply | Response;
     let failure: string | undefined;
     try {
