@@ -4,8 +4,13 @@
  * costs a scan instead of a `JSON.stringify`. `text` must be valid JSON (the caller parsed it).
  * Returns undefined when the key is missing or appears more than once at the top level (JSON.parse
  * keeps the last of duplicates; the caller then falls back to serialising the parsed object).
+ * `present`: the caller's parse found `key` at the top level, which allows a shortcut.
  */
-export function spliceTopLevel(text: string, key: string, json: string): string | undefined {
+export function spliceTopLevel(text: string, key: string, json: string, present = false): string | undefined {
+  if (present) {
+    const spliced = spliceOnly(text, key, json);
+    if (spliced !== undefined) return spliced;
+  }
   let found: [number, number] | undefined;
   let i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
@@ -26,6 +31,21 @@ export function spliceTopLevel(text: string, key: string, json: string): string 
     i = skipSpace(text, i + 1);
   }
   return found && text.slice(0, found[0]) + json + text.slice(found[1]);
+}
+
+/**
+ * The walk above, skipped where it cannot find anything else: `present` says the caller's parse
+ * found `key` (letters only) as a top-level member, so it is written in the text, literally or
+ * with \u escapes. If `"key"` occurs once and the text has no \u escape, that occurrence is the
+ * member and no escaped duplicate can follow it; its value is replaced after a native search
+ * instead of a walk over every member before and after it.
+ */
+function spliceOnly(text: string, key: string, json: string): string | undefined {
+  const quoted = `"${key}"`;
+  const at = text.indexOf(quoted);
+  if (at < 0 || text.indexOf(quoted, at + quoted.length) >= 0 || text.includes('\\u')) return undefined;
+  const start = skipSpace(text, skipSpace(text, at + quoted.length) + 1);
+  return text.slice(0, start) + json + text.slice(endOfValue(text, start));
 }
 
 const QUOTE = 0x22;

@@ -31,7 +31,8 @@ function writeBody({ body, text, target, warn }: PassthroughCall): string {
   // Only a replayed envelope (`"sy1.…"`) can need the thinking rewrite; otherwise the client's
   // text goes up as it is, with the model spliced in.
   if (text !== undefined && !text.includes('"sy1.')) {
-    const spliced = spliceTopLevel(text, 'model', JSON.stringify(target.upstreamModel));
+    // The head check found `model` at the top level (a string): the splice may take its shortcut.
+    const spliced = spliceTopLevel(text, 'model', JSON.stringify(target.upstreamModel), typeof body.model === 'string');
     if (spliced !== undefined) return spliced;
   }
   return JSON.stringify({ ...withoutForeignThinking(body, 'anthropic', warn), model: target.upstreamModel });

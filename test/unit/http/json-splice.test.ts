@@ -40,4 +40,34 @@ describe('spliceTopLevel', () => {
     const text = JSON.stringify(body);
     expect(JSON.parse(spliceTopLevel(text, 'model', m)!)).toEqual({ ...body, model: 'claude-sonnet-4-5' });
   });
+
+  it('with the key known to be at the top level, takes the shortcut only where it gives the answer of the walk (differential, seeded)', () => {
+    // Pieces that put "model" in strings, nested objects, escaped keys and duplicates.
+    const values = ['"alias"', '1', 'null', '{"model":"in"}', '["model"]', '"say \\"model\\""', '"\\u00e9"', '{"a":{"b":["model",{"model":1}]}}', '" \\\\"'];
+    const keys = ['"model"', '"mod\\u0065l"', '"messages"', '"a"', '"b\\u0022"', '"max_tokens"'];
+    let seed = 5;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    let shortcut = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const members: string[] = [];
+      const count = 1 + next(5);
+      for (let j = 0; j < count; j++) members.push(`${keys[next(keys.length)]}${[':', ' : ', ':\n'][next(3)]}${values[next(values.length)]}`);
+      const text = `{${members.join([',', ', '][next(2)])}}`;
+      const parsed = JSON.parse(text) as Record<string, unknown>;
+      if (!('model' in parsed)) continue;
+      const walked = spliceTopLevel(text, 'model', m);
+      const quick = spliceTopLevel(text, 'model', m, true);
+      if (walked === undefined) {
+        // The walk refuses duplicates; the shortcut must not answer where a duplicate could hide.
+        expect(quick, text).toBeUndefined();
+        continue;
+      }
+      expect(quick, text).toBe(walked);
+      if (!text.includes('\\u') && text.split('"model"').length === 2) shortcut++;
+    }
+    expect(shortcut).toBeGreaterThan(1_000);
+  });
 });
