@@ -6,7 +6,7 @@ import type { ChatRequest, ChatResult, SourceFamily, StreamEvent } from '../ir.t
 import { Reply } from '../http/reply.ts';
 import { openStaged, type StagedStream } from '../http/staged-stream.ts';
 import { checkModelAllowed } from '../keys.ts';
-import { isPromise } from '../maybe-promise.ts';
+import { isPromise, type MaybePromise } from '../maybe-promise.ts';
 import type { PassthroughCall, Upstream, UpstreamRequest } from '../upstreams/types.ts';
 import { admitCall, meterOutcome, type AdmissionHint } from './meter-call.ts';
 import { readUpstreamError } from './read-upstream-error.ts';
@@ -111,25 +111,27 @@ class ChatRun {
     );
   }
 
-  async translate(upstream: Upstream, target: RouteTarget): Promise<ChatOutcome | typeof CANNOT_EXPRESS> {
-    const { ctx } = this.call;
-    this.ir ??= this.call.request();
+  /** Not async either: the attempt is callRoute's own promise. A sync throw is the caller's to turn into a rejection. */
+  translate(upstream: Upstream, target: RouteTarget): Promise<ChatOutcome | typeof CANNOT_EXPRESS> {
+    const { call } = this;
+    this.ir ??= call.request();
     const req = Object.assign({}, this.ir);
     req.model = target.upstreamModel;
     const routeWarnings: string[] = [];
-    let wire: UpstreamRequest;
-    try {
-      const written = upstream.writeRequest(req, target, (message) => routeWarnings.push(message));
-      wire = isPromise(written) ? await written : written;
-    } catch (err) {
-      // This route cannot express the request; a later one may (a host with file support, say).
+    // This route cannot express the request; a later one may (a host with file support, say).
+    const cannot = (err: unknown): typeof CANNOT_EXPRESS => {
       if (!isGatewayError(err)) throw err;
       this.first ??= err;
       return CANNOT_EXPRESS;
+    };
+    let written: MaybePromise<UpstreamRequest>;
+    try {
+      written = upstream.writeRequest(req, target, (message) => routeWarnings.push(message));
+    } catch (err) {
+      return Promise.resolve(cannot(err));
     }
-    const outcome = await callRoute(ctx, upstream, target, req, wire);
-    this.call.warnings.push(...routeWarnings);
-    return outcome;
+    if (isPromise(written)) return written.then((wire) => callRoute(call, upstream, target, req, wire, routeWarnings), cannot);
+    return callRoute(call, upstream, target, req, written, routeWarnings);
   }
 
   finish(outcome: ChatOutcome): ChatOutcome {
@@ -149,7 +151,9 @@ class ChatRun {
   }
 }
 
-async function callRoute(ctx: RequestContext, upstream: Upstream, target: RouteTarget, req: ChatRequest, wire: UpstreamRequest): Promise<ChatOutcome> {
+/** One translated route's call; its warnings join the call's only when it answers. */
+async function callRoute(call: ChatCall, upstream: Upstream, target: RouteTarget, req: ChatRequest, wire: UpstreamRequest, routeWarnings: readonly string[]): Promise<ChatOutcome> {
+  const { ctx } = call;
   const res = await sendUpstream(ctx, target.provider, wire, timeoutFor(ctx, target.config.timeoutMs));
   if (!res.ok) throw await readUpstreamError(upstream, res);
   if (req.stream) {
@@ -162,6 +166,7 @@ async function callRoute(ctx: RequestContext, upstream: Upstream, target: RouteT
       void stream.cancel().catch(() => {});
       throw first.error;
     }
+    call.warnings.push(...routeWarnings);
     return { kind: 'stream', events: stream, target };
   }
   let body: unknown;
@@ -170,5 +175,7 @@ async function callRoute(ctx: RequestContext, upstream: Upstream, target: RouteT
   } catch (err) {
     throw new GatewayError('upstream', `Upstream "${target.provider}" sent a body that is not JSON`, { cause: err });
   }
-  return { kind: 'result', result: upstream.readResponse(body, req), target };
+  const result = upstream.readResponse(body, req);
+  call.warnings.push(...routeWarnings);
+  return { kind: 'result', result, target };
 }
