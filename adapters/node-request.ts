@@ -25,7 +25,8 @@ export class NodeRequest {
     this.method = req.method ?? 'GET';
     this.url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
     // The client going away before the answer finished aborts whatever reads `signal`.
-    res.once('close', () => {
+    // 'close' fires once per response: `on` skips the wrapper `once` makes per request.
+    res.on('close', () => {
       if (res.writableFinished) return;
       this.#closed = true;
       this.#client?.abort();
@@ -83,11 +84,11 @@ export class NodeRequest {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+      req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
       // The client leaving mid-upload is not a gateway fault: a 499, not a logged 500.
       const gone = (cause?: unknown) => reject(new GatewayError('invalid_request', 'Client closed the request before sending its body', { status: 499, cause }));
-      req.once('error', gone);
-      req.once('close', () => {
+      req.on('error', gone);
+      req.on('close', () => {
         if (!req.complete) gone();
       });
     });
