@@ -1,9 +1,10 @@
 /** @see https://docs.anthropic.com/en/api/versioning */
+import { readFixedConfig } from '../fixed-config.ts';
 import type { AnthropicConfig } from './wire-types.ts';
 
 /** `{baseUrl}{path}`; the base URL has no /v1 (like the SDK's) and may carry a path prefix. */
 export function anthropicUrl(config: AnthropicConfig, path: '/v1/messages' | '/v1/messages/count_tokens'): string {
-  return config.baseUrl.replace(/\/+$/, '') + path;
+  return readFixedConfig(config).base + path;
 }
 
 /**
@@ -13,6 +14,6 @@ export function anthropicUrl(config: AnthropicConfig, path: '/v1/messages' | '/v
 export function writeAnthropicHeaders(config: AnthropicConfig, version: string, beta?: string): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': config.apiKey, 'anthropic-version': version };
   if (beta) headers['anthropic-beta'] = beta;
-  for (const [name, value] of Object.entries(config.headers ?? {})) headers[name.toLowerCase()] = value;
+  for (const [name, value] of readFixedConfig(config).headers) headers[name] = value;
   return headers;
 }

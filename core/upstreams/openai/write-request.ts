@@ -5,6 +5,7 @@ import { mapOpenAIReasoningEffort } from './map-reasoning-effort.ts';
 import { writeOpenAIMessages } from './write-messages.ts';
 import { writeOpenAIToolChoice, writeOpenAITools } from './write-tools.ts';
 import type { OpenAIProviderConfig } from './types.ts';
+import { readFixedConfig } from '../fixed-config.ts';
 
 /** ChatRequest → POST {baseUrl}/chat/completions. Throws GatewayError for what the host cannot take. */
 export function writeOpenAIRequest(req: ChatRequest, name: string, config: OpenAIProviderConfig, warn: Warn): UpstreamRequest {
@@ -66,7 +67,7 @@ function writeHeaders(config: OpenAIProviderConfig): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
   // Lower-cased so a configured `Authorization` replaces ours instead of being sent twice.
-  for (const [key, value] of Object.entries(config.headers ?? {})) headers[key.toLowerCase()] = value;
+  for (const [key, value] of readFixedConfig(config).headers) headers[key] = value;
   return headers;
 }
 
