@@ -14,15 +14,12 @@
  * adapters/node.ts bundled as `npm start` does, into this repo's dist/ so packages resolve here;
  * Bun runs the tree's adapters/bun.ts, with this repo's node_modules linked in when it has none.
  */
-import { chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startDrip } from './lib/drip.ts';
-import { gatewayConfig } from './lib/gateway-config.ts';
-import { startNginx } from './lib/nginx.ts';
+import { startRig } from './lib/rig.ts';
 import { cpuMicros, listeningPid } from './lib/proc-stats.ts';
-import { installCleanup, launch, onExit, pinSelf, ROOT, stop, waitListening, which } from './lib/procs.ts';
+import { launch, ROOT, stop, waitListening, which } from './lib/procs.ts';
 import { SCENARIOS } from './lib/scenarios.ts';
 import { buildTreeForNode, runtimeBin, runtimeCommand } from './lib/servers.ts';
 import { runWrk } from './lib/wrk.ts';
@@ -72,18 +69,7 @@ async function main(): Promise<void> {
   const together = !values.apart;
   const half = Math.max(1, Math.floor(connections / 2));
 
-  installCleanup();
-  pinSelf(LOAD_CPU);
-  const dir = mkdtempSync(join(tmpdir(), 'switchyard-ab-'));
-  chmodSync(dir, 0o711);
-  const drip = await startDrip(20);
-  onExit(() => {
-    drip.server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const upstream = await startNginx(nginx, join(dir, 'nginx'), LOAD_CPU, drip.port);
-  const configPath = join(dir, 'switchyard.json');
-  writeFileSync(configPath, JSON.stringify(gatewayConfig(upstream.port, 'memory')));
+  const { dir, upstream, configPath } = await startRig('ab', nginx, LOAD_CPU);
 
   const sides: Side[] = (['A', 'B'] as const).map((name) => {
     const tree = resolve(name === 'A' ? values.a! : values.b!);

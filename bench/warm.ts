@@ -7,15 +7,11 @@
  * machine does, so the ratio's course is the two processes warming up (JIT compilation, memory
  * first touched), not the machine drifting.
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startDrip } from './lib/drip.ts';
-import { gatewayConfig } from './lib/gateway-config.ts';
-import { startNginx } from './lib/nginx.ts';
+import { startRig } from './lib/rig.ts';
 import { cpuMicros } from './lib/proc-stats.ts';
-import { installCleanup, onExit, pinSelf, stopAll, which } from './lib/procs.ts';
+import { stopAll, which } from './lib/procs.ts';
 import { SCENARIOS } from './lib/scenarios.ts';
 import { startServer } from './lib/servers.ts';
 import { runWrk } from './lib/wrk.ts';
@@ -44,18 +40,7 @@ async function main(): Promise<void> {
   const seconds = Number(values.seconds);
   const half = Math.max(1, Math.floor(Number(values.connections) / 2));
 
-  installCleanup();
-  pinSelf(LOAD_CPU);
-  const dir = mkdtempSync(join(tmpdir(), 'switchyard-warm-'));
-  chmodSync(dir, 0o711);
-  const drip = await startDrip(20);
-  onExit(() => {
-    drip.server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const upstream = await startNginx(nginx, join(dir, 'nginx'), LOAD_CPU, drip.port);
-  const configPath = join(dir, 'switchyard.json');
-  writeFileSync(configPath, JSON.stringify(gatewayConfig(upstream.port, 'memory')));
+  const { dir, upstream, configPath } = await startRig('warm', nginx, LOAD_CPU);
   const bare = await startServer({ name: 'bare', runtime, entry: `bench/bare-proxy-${runtime}.ts`, cpu: SERVER_CPU, env: { UPSTREAM: `http://127.0.0.1:${upstream.port}` } });
   const gateway = await startServer({ name: 'gateway', runtime, entry: `adapters/${runtime}.ts`, args: ['--config', configPath], cpu: SERVER_CPU, env: {}, stdoutFile: join(dir, 'access.log') });
   const targets = [
