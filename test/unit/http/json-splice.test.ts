@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spliceTopLevel } from '../../../core/http/json-splice.ts';
+import { seededInts } from '../../helpers/seeded.ts';
 
 const m = JSON.stringify('claude-sonnet-4-5');
 
@@ -45,11 +46,7 @@ describe('spliceTopLevel', () => {
     // Pieces that put "model" in strings, nested objects, escaped keys and duplicates.
     const values = ['"alias"', '1', 'null', '{"model":"in"}', '["model"]', '"say \\"model\\""', '"\\u00e9"', '{"a":{"b":["model",{"model":1}]}}', '" \\\\"'];
     const keys = ['"model"', '"mod\\u0065l"', '"messages"', '"a"', '"b\\u0022"', '"max_tokens"'];
-    let seed = 5;
-    const next = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const next = seededInts(5);
     let shortcut = 0;
     for (let i = 0; i < 20_000; i++) {
       const members: string[] = [];

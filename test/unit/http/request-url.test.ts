@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readPlainPath, readQueryText } from '../../../core/http/request-url.ts';
+import { seededInts } from '../../helpers/seeded.ts';
 
 /** What the parser says: the path, or undefined where it refuses the URL. */
 function parsedPath(url: string): string | undefined {
@@ -35,11 +36,7 @@ describe('readPlainPath', () => {
   it('agrees with the URL parser on every path it reads (differential, seeded)', () => {
     const hosts = ['127.0.0.1:8080', 'localhost', 'gw.test', 'EXAMPLE.com', '[::1]', '1.2.3', 'a b', 'h:1', '0x7f.1', 'u:p@h', ''];
     const pieces = ['/', 'a', 'v1', '.', '..', '%2e', '%2F', '%41', '\\', ' ', '?', '#', ':', '@', '~', "'", '"', '<', '|', '{', '^', '`', '\u00e9', '\t', '=', '&', '+', ';'];
-    let seed = 7;
-    const next = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const next = seededInts(7);
     let read = 0;
     for (let i = 0; i < 20_000; i++) {
       let path = '/';
@@ -59,11 +56,7 @@ describe('readPlainPath', () => {
 describe('readQueryText', () => {
   it('gives URLSearchParams what url.searchParams reads (differential, seeded)', () => {
     const pieces = ['?', '#', '&', '=', 'a', 'key', 'alt', 'sse', '+', '%20', '%zz', ' ', '\u00e9', '/', ';'];
-    let seed = 11;
-    const next = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const next = seededInts(11);
     for (let i = 0; i < 10_000; i++) {
       let tail = '';
       const length = next(10);
