@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeNodeReply } from '../../../adapters/node-io.ts';
 import { createNodeFetch } from '../../../adapters/node-upstream.ts';
 import { ClientAbort, Reply, type UpstreamResponse } from '../../../core/index.ts';
+import { tapSocketWrites } from '../../helpers/socket-writes.ts';
 
 // The Node upstream client reads answers through its own undici dispatch handler
 // (adapters/node-upstream-call.ts) instead of undici's stream: these are the duties that
@@ -182,14 +183,7 @@ describe('createNodeFetch: an answer read through the dispatch handler', () => {
     const upstream = await serve((_req, res) => res.writeHead(200, { 'content-type': 'text/event-stream', 'content-length': Buffer.byteLength(events) }).end(events));
     let writes = 0;
     const relay = await serve(async (req, res) => {
-      const socket = res.socket as unknown as Record<'_write' | '_writev', (...args: unknown[]) => void>;
-      for (const name of ['_write', '_writev'] as const) {
-        const original = socket[name].bind(socket);
-        socket[name] = (...args) => {
-          writes++;
-          original(...args);
-        };
-      }
+      tapSocketWrites(res, () => writes++);
       const answer = await post(upstream);
       await writeNodeReply(new Reply(200, { 'content-type': 'text/event-stream' }, answer.reader!()), res, req);
     });

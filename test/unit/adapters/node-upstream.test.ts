@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readChunks, writeNodeReply } from '../../../adapters/node-io.ts';
 import { createNodeFetch, UPSTREAM_AGENT_OPTIONS } from '../../../adapters/node-upstream.ts';
 import { Reply } from '../../../core/index.ts';
+import { tapSocketWrites } from '../../helpers/socket-writes.ts';
 
 describe('readChunks (a Node Readable as a chunk reader)', () => {
   it('returns buffered chunks at once, waits for later ones, then ends', async () => {
@@ -66,14 +67,7 @@ describe('a streamed reply relayed from undici on node:http', () => {
     let writes = 0;
     const port = await listen(
       createServer(async (req, res) => {
-        const socket = res.socket as unknown as Record<'_write' | '_writev', (...args: unknown[]) => void>;
-        for (const name of ['_write', '_writev'] as const) {
-          const original = socket[name].bind(socket);
-          socket[name] = (...args) => {
-            writes++;
-            original(...args);
-          };
-        }
+        tapSocketWrites(res, () => writes++);
         const answer = await undiciRequest(`http://127.0.0.1:${upstream}/`);
         await writeNodeReply(new Reply(200, { 'content-type': 'text/event-stream' }, readChunks(answer.body)), res, req);
       }),
