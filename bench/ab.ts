@@ -1,6 +1,7 @@
 /**
  * A/B of two source trees of the gateway on one runtime: `npm run bench:ab -- --a DIR --b DIR
- * [--runtime node|bun] [--scenario NAME] [--pairs 6] [--seconds 3] [--connections 64] [--apart]`.
+ * [--runtime node|bun] [--scenario NAME] [--pairs 6] [--seconds 3] [--connections 64] [--apart]
+ * [--a-flags=FLAGS] [--b-flags=FLAGS]` (Node flags for one side, after `npm start`'s).
  *
  * On this kind of machine a process can run 15% slower, or 2.5 times slower, than the same build
  * minutes later, so a before/after pair of runs says little (the same build against itself, run
@@ -52,9 +53,12 @@ async function main(): Promise<void> {
       warmup: { type: 'string', default: '1' },
       connections: { type: 'string', default: '64' },
       apart: { type: 'boolean', default: false },
+      'a-flags': { type: 'string', default: '' },
+      'b-flags': { type: 'string', default: '' },
     },
   });
-  if (!values.a || !values.b) throw new Error('usage: npm run bench:ab -- --a DIR --b DIR [--runtime node|bun] [--scenario NAME] [--pairs N] [--seconds S]');
+  if (!values.a || !values.b) throw new Error('usage: npm run bench:ab -- --a DIR --b DIR [--runtime node|bun] [--scenario NAME] [--pairs N] [--seconds S] [--a-flags=FLAGS] [--b-flags=FLAGS]');
+  if (values.runtime !== 'node' && (values['a-flags'] || values['b-flags'])) throw new Error('--a-flags and --b-flags are Node flags: use them with --runtime node');
   const runtime = values.runtime;
   if (runtime !== 'node' && runtime !== 'bun') throw new Error('--runtime: node or bun');
   const scenario = SCENARIOS.find((s) => s.name === values.scenario);
@@ -75,7 +79,8 @@ async function main(): Promise<void> {
     const tree = resolve(name === 'A' ? values.a! : values.b!);
     if (!existsSync(join(tree, 'adapters', `${runtime}.ts`))) throw new Error(`${tree}: no adapters/${runtime}.ts`);
     if (runtime === 'node') {
-      const [cmd, args] = runtimeCommand('node', buildTreeForNode(tree, `ab-${name.toLowerCase()}`), ['--config', configPath]);
+      const flags = (name === 'A' ? values['a-flags'] : values['b-flags'])!.split(' ').filter(Boolean);
+      const [cmd, args] = runtimeCommand('node', buildTreeForNode(tree, `ab-${name.toLowerCase()}`), ['--config', configPath], flags);
       return { name, tree, cmd, args };
     }
     if (!existsSync(join(tree, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));

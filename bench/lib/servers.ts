@@ -24,10 +24,11 @@ export function runtimeBin(runtime: Runtime): string | undefined {
  * esbuild options, into dist/) with the Node flags of the `start` script, so the bare proxy gets
  * the same treatment as the gateway.
  */
-export function runtimeCommand(runtime: Runtime, entry: string, args: string[]): [string, string[]] {
+export function runtimeCommand(runtime: Runtime, entry: string, args: string[], nodeFlags: readonly string[] = []): [string, string[]] {
   const bin = runtimeBin(runtime);
   if (!bin) throw new Error(`${runtime} is not installed (looked in node_modules and PATH; run npm install)`);
-  if (runtime === 'node') return [bin, [...NODE_START.flags, entry.endsWith('.mjs') ? entry : buildForNode(entry), ...args]];
+  // Extra flags after npm start's: V8 takes the last value of a flag given twice.
+  if (runtime === 'node') return [bin, [...NODE_START.flags, ...nodeFlags, entry.endsWith('.mjs') ? entry : buildForNode(entry), ...args]];
   if (runtime === 'bun') return [bin, ['run', entry, ...args]];
   return [bin, ['run', '-A', entry, ...args]];
 }
