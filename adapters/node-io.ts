@@ -104,31 +104,36 @@ async function writeWhole(reader: ChunkReader, res: ServerResponse, status: numb
 /** Relays a stream as it arrives; the client leaving cancels the reader (and so the upstream call). */
 async function writeStream(reader: ChunkReader, res: ServerResponse, status: number, headers: OutgoingHttpHeaders): Promise<void> {
   res.writeHead(status, headers);
+  // What came with the upstream's headers (a short answer often whole) is taken without a read and
+  // leaves with the headers in one write (node:http corks a response's writes for the rest of the
+  // turn); an answer that ended with it is finished right here.
+  const ahead = reader.readBuffered?.();
+  let writable = true;
+  if (ahead) {
+    for (const chunk of ahead.chunks) writable = res.write(chunk);
+    if (ahead.done) {
+      res.end();
+      return;
+    }
+  }
   // A stream must show its headers before its first event, which may be a while; but when the
   // first chunk is already here (the usual case: it came with the upstream's headers), headers and
   // chunk leave in one write. setImmediate runs after this turn's promise jobs, so it fires only
   // when the first read is really waiting.
-  const flush = setImmediate(() => res.flushHeaders());
+  const flush = ahead?.chunks.length ? undefined : setImmediate(() => res.flushHeaders());
   const cancel = () => void reader.cancel().catch(() => {});
   res.once('close', cancel);
   try {
     for (;;) {
+      if (!writable) {
+        if (res.destroyed) break;
+        await drained(res);
+        if (res.destroyed) break;
+      }
       const { done, value } = await reader.read();
       clearImmediate(flush);
       if (done) break;
-      if (!res.write(value)) {
-        if (res.destroyed) break;
-        await new Promise<void>((resolve) => {
-          const go = () => {
-            res.off('drain', go);
-            res.off('close', go);
-            resolve();
-          };
-          res.on('drain', go);
-          res.on('close', go);
-        });
-        if (res.destroyed) break;
-      }
+      writable = res.write(value);
     }
     res.end();
   } catch {
@@ -138,6 +143,19 @@ async function writeStream(reader: ChunkReader, res: ServerResponse, status: num
     clearImmediate(flush);
     res.off('close', cancel);
   }
+}
+
+/** The client has taken what was written (or gone): write backpressure. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const go = () => {
+      res.off('drain', go);
+      res.off('close', go);
+      resolve();
+    };
+    res.on('drain', go);
+    res.on('close', go);
+  });
 }
 
 const DONE = { done: true, value: undefined } as const;

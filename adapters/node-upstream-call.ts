@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { streamOfReader, type ChunkReader, type ClientSignal, type HeadersLike, type UpstreamResponse } from '../core/index.ts';
+import { streamOfReader, type BufferedChunks, type ChunkReader, type ClientSignal, type HeadersLike, type UpstreamResponse } from '../core/index.ts';
 
 type Controller = Dispatcher.DispatchController;
 type RawHeaders = Record<string, string | string[] | undefined>;
@@ -113,6 +113,20 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, ChunkReader {
       this.#wake = resolve;
       this.#fail = reject;
     });
+  }
+
+  /**
+   * What has arrived and not been read, taken at once: a short streamed answer usually comes whole
+   * with its headers, and then goes out with no read at all.
+   */
+  readBuffered(): BufferedChunks<Uint8Array> {
+    const chunks = this.#chunks;
+    if (chunks.length) {
+      if (this.#buffered > HIGH_WATER) this.#controller?.resume();
+      this.#chunks = [];
+      this.#buffered = 0;
+    }
+    return { chunks, done: this.#ended || this.#cancelled };
   }
 
   /** The whole body when all of it is already here (a JSON answer comes with its headers): no reads, no promises. */

@@ -10,6 +10,6 @@ export type { AccessLogEntry } from './context.ts';
 export type { KeyVerifier, KeyRecord } from './keys.ts';
 export type { MaybePromise } from './maybe-promise.ts';
 export type { UpstreamFetch, UpstreamInit, UpstreamResponse, HeadersLike } from './upstreams/types.ts';
-export { Reply, replyToResponse, streamOfReader, type ChunkReader, type ReplyBody, type ReplyHeaders } from './http/reply.ts';
+export { Reply, replyToResponse, streamOfReader, type BufferedChunks, type ChunkReader, type ReplyBody, type ReplyHeaders } from './http/reply.ts';
 export { sha256Hex } from './http/sha256.ts';
 export { ClientAbort, CLIENT_SIGNAL, type ClientSignal } from './http/client-signal.ts';

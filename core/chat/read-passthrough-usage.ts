@@ -1,6 +1,6 @@
 import { encodeMark, indexOfBytes, lastIndexOfBytes } from '../http/find-bytes.ts';
 import { joinBytes } from '../http/join-bytes.ts';
-import type { ChunkReader } from '../http/reply.ts';
+import type { BufferedChunks, ChunkReader } from '../http/reply.ts';
 import type { SourceFamily, Usage } from '../ir.ts';
 
 /**
@@ -122,6 +122,14 @@ class UsageTap implements ChunkReader {
   cancel(reason?: unknown): Promise<void> {
     this.#finish(true);
     return this.#body.cancel(reason);
+  }
+
+  readBuffered(): BufferedChunks | undefined {
+    const taken = this.#body.readBuffered?.();
+    if (!taken || this.#finished) return taken;
+    for (const chunk of taken.chunks) this.#keep(chunk);
+    if (taken.done) this.#finish(false);
+    return taken;
   }
 
   #keep(chunk: Uint8Array): void {

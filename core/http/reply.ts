@@ -5,6 +5,18 @@
 export interface ChunkReader<T = Uint8Array> {
   read(): Promise<ReadableStreamReadResult<T>>;
   cancel(reason?: unknown): Promise<void>;
+  /**
+   * Optional: takes every chunk already here without a read (no promise, no turn of the event
+   * loop), and says whether the body ended with them. Undefined: this reader cannot tell, so
+   * `read` it is. A failure is never reported here: the next `read` rejects with it.
+   */
+  readBuffered?(): BufferedChunks<T> | undefined;
+}
+
+/** What `ChunkReader.readBuffered` took: possibly no chunks; `done` once the body has ended. */
+export interface BufferedChunks<T = Uint8Array> {
+  chunks: T[];
+  done: boolean;
 }
 
 /** Lower-case header names → values. A plain object: cheaper to build and copy than `Headers`. */

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeNodeReply } from '../../../adapters/node-io.ts';
 import { createNodeFetch } from '../../../adapters/node-upstream.ts';
-import { ClientAbort, Reply, type UpstreamResponse } from '../../../core/index.ts';
+import { tapPassthroughUsage } from '../../../core/chat/read-passthrough-usage.ts';
+import { ClientAbort, Reply, type ChunkReader, type UpstreamResponse } from '../../../core/index.ts';
 import { tapSocketWrites } from '../../helpers/socket-writes.ts';
 
 // The Node upstream client reads answers through its own undici dispatch handler
@@ -190,5 +191,66 @@ describe('createNodeFetch: an answer read through the dispatch handler', () => {
     const got = await fetch(relay, { method: 'POST' });
     expect(await got.text()).toBe(events);
     expect(writes).toBe(1);
+  });
+
+  it('readBuffered takes what has arrived without a read, and says when the answer has ended', async () => {
+    let finish: (() => void) | undefined;
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: a\n\n');
+      finish = () => res.end('event: b\n\n');
+    });
+    const answer = await post(url);
+    const reader = answer.reader!();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const first = reader.readBuffered!()!;
+    expect(Buffer.concat(first.chunks).toString('utf8')).toBe('event: a\n\n');
+    expect(first.done).toBe(false);
+    expect(reader.readBuffered!()).toEqual({ chunks: [], done: false });
+    finish!();
+    expect(Buffer.from((await reader.read()).value!).toString('utf8')).toBe('event: b\n\n');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(reader.readBuffered!()).toEqual({ chunks: [], done: true });
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  // The relay takes a whole answer without reading it: the tap still sees every byte, and all of
+  // it (several upstream chunks) leaves in one socket write.
+  it('relays a whole answer of several chunks through the usage tap with no read, in one socket write', async () => {
+    const events = ['event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":5,"output_tokens":1}}}\n\n', 'event: ping\ndata: {"type":"ping"}\n\n', 'event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":9}}\n\n'];
+    const upstream = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // Separate socket writes, so the answer arrives as several chunks.
+      res.write(events[0]);
+      setTimeout(() => res.write(events[1]), 10);
+      setTimeout(() => res.end(events[2]), 20);
+    });
+    let writes = 0;
+    let reads = 0;
+    let chunks = 0;
+    const usage: unknown[] = [];
+    const relay = await serve(async (req, res) => {
+      tapSocketWrites(res, () => writes++);
+      const answer = await post(upstream);
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      const call = answer.reader!();
+      const counted: ChunkReader = {
+        read: () => (reads++, call.read()),
+        cancel: (reason) => call.cancel(reason),
+        readBuffered: () => {
+          const taken = call.readBuffered!();
+          chunks += taken!.chunks.length;
+          return taken;
+        },
+      };
+      const tapped = tapPassthroughUsage(counted, 'anthropic', (u) => usage.push(u));
+      await writeNodeReply(new Reply(200, { 'content-type': 'text/event-stream' }, tapped), res, req);
+    });
+    const got = await fetch(relay, { method: 'POST' });
+    expect(await got.text()).toBe(events.join(''));
+    expect(chunks).toBeGreaterThan(1);
+    expect(reads).toBe(0);
+    expect(writes).toBe(1);
+    expect(usage).toEqual([{ inputTokens: 5, outputTokens: 9 }]);
   });
 });

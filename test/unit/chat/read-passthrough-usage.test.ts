@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readPassthroughUsage, tapPassthroughUsage } from '../../../core/chat/read-passthrough-usage.ts';
-import { streamOfReader } from '../../../core/http/reply.ts';
+import { streamOfReader, type ChunkReader } from '../../../core/http/reply.ts';
 import type { Usage } from '../../../core/ir.ts';
 import { bytesInPieces, collect, fromArray } from '../../helpers/streams.ts';
 
@@ -117,6 +117,37 @@ describe('tapPassthroughUsage', () => {
     const body = 'data: {"usageMetadata":{"promptTokenCount":100,"cachedContentTokenCount":40,"candidatesTokenCount":10,"thoughtsTokenCount":5}}\n\n';
     await collect(streamOfReader(tapPassthroughUsage(fromArray(bytesInPieces(body, 11)).getReader(), 'gemini', (u, a) => reports.push([u, a]))));
     expect(reports).toEqual([[{ inputTokens: 60, outputTokens: 15, cacheReadTokens: 40, reasoningTokens: 5 }, false]]);
+  });
+
+  it('chunks taken without a read (readBuffered) are tapped like read ones, then reads go on', async () => {
+    const pieces = bytesInPieces(ANTHROPIC_SSE, 40);
+    for (const cut of [0, 1, 3, pieces.length - 1, pieces.length]) {
+      const queue = pieces.slice();
+      let taken = 0;
+      // A source with `cut` chunks already here, and the rest still to read.
+      const source: ChunkReader & { readBuffered(): { chunks: Uint8Array[]; done: boolean } } = {
+        readBuffered() {
+          const chunks = queue.splice(0, cut - taken);
+          taken += chunks.length;
+          return { chunks, done: queue.length === 0 };
+        },
+        read: async () => (queue.length ? { done: false as const, value: queue.shift()! } : { done: true as const, value: undefined }),
+        cancel: async () => {},
+      };
+      const reports: Array<[Usage | undefined, boolean]> = [];
+      const tap = tapPassthroughUsage(source, 'anthropic', (u, a) => reports.push([u, a]));
+      const ahead = tap.readBuffered!()!;
+      expect(ahead.chunks.length, `cut at ${cut}`).toBe(cut);
+      expect(ahead.done).toBe(cut === pieces.length);
+      const rest = ahead.done ? [] : await collect<Uint8Array>(streamOfReader(tap));
+      expect(Buffer.concat([...ahead.chunks, ...rest]).toString('utf8')).toBe(ANTHROPIC_SSE);
+      expect(reports, `cut at ${cut}`).toEqual([[{ inputTokens: 50, outputTokens: 42, cacheReadTokens: 7, cacheWriteTokens: 3 }, false]]);
+    }
+  });
+
+  it('readBuffered says it cannot tell (undefined) when its source cannot', () => {
+    const tap = tapPassthroughUsage(fromArray([new Uint8Array([1])]).getReader(), 'anthropic', () => {});
+    expect(tap.readBuffered!()).toBeUndefined();
   });
 
   it('a client cancel reports what was seen so far as aborted, once, and cancels the source', async () => {
