@@ -99,13 +99,6 @@ function staged<S, M, T>(source: Source<S, M>, back: Stage<M, T>): StagedStream<
             back.end(emit);
             closed = true;
           };
-          const take = (chunk: S) => {
-            front.push(chunk, feed);
-            if (front.stopped || back.stopped) {
-              finish();
-              void reader.cancel().catch(() => {});
-            }
-          };
           try {
             if (!started) {
               started = true;
@@ -116,27 +109,17 @@ function staged<S, M, T>(source: Source<S, M>, back: Stage<M, T>): StagedStream<
                 closed = true;
               }
             }
-            // What has already arrived goes through the stages in this pull, without a read, and
-            // joins this output chunk: a burst of upstream chunks costs one write, and nothing
-            // waits for more than is there.
-            const takeBuffered = (): boolean => {
-              const ahead = reader.readBuffered?.();
-              if (!ahead) return false;
-              for (const chunk of ahead.chunks) {
-                if (closed) break;
-                take(chunk);
-              }
-              if (!closed && ahead.done) finish();
-              return ahead.chunks.length > 0 || ahead.done;
-            };
             while (!closed && out.length === 0) {
-              if (takeBuffered()) continue;
               const result = await reader.read();
               if (cancelled) return DONE;
-              if (result.done) finish();
-              else {
-                take(result.value);
-                if (!closed) takeBuffered();
+              if (result.done) {
+                finish();
+              } else {
+                front.push(result.value, feed);
+                if (front.stopped || back.stopped) {
+                  finish();
+                  void reader.cancel().catch(() => {});
+                }
               }
             }
           } catch (err) {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { type Stage, stageStream } from '../../../core/http/stage.ts';
-import type { ChunkReader } from '../../../core/http/reply.ts';
 import { openStaged } from '../../../core/http/staged-stream.ts';
 import { collect, fromArray } from '../../helpers/streams.ts';
 
@@ -91,44 +90,5 @@ describe('openStaged', () => {
     await reader.cancel('gone');
     expect(aborts).toEqual(['gone']);
     expect(state.cancelled).toBe('gone');
-  });
-
-  it('takes what has already arrived (readBuffered) in one pull: a burst becomes one output chunk, a stop still cancels', async () => {
-    /** A reader whose chunks arrive in bursts: each read returns one chunk and makes the rest of its burst buffered. */
-    function bursty(bursts: string[][]) {
-      const state = { reads: 0, cancelled: false };
-      let buffered: string[] = [];
-      let ended = false;
-      const reader: ChunkReader<string> & { readBuffered(): { chunks: string[]; done: boolean } } = {
-        async read() {
-          state.reads++;
-          if (buffered.length) return { done: false, value: buffered.shift()! };
-          const burst = bursts.shift();
-          if (!burst) return { done: true, value: undefined };
-          buffered = burst.slice(1);
-          ended = bursts.length === 0;
-          return { done: false, value: burst[0]! };
-        },
-        readBuffered() {
-          const chunks = buffered;
-          buffered = [];
-          return { chunks, done: ended || state.cancelled };
-        },
-        async cancel() {
-          state.cancelled = true;
-        },
-      };
-      return { reader, state };
-    }
-    const { reader, state } = bursty([['a'], ['b', 'c', 'd'], ['e', 'f']]);
-    const { first, stream } = await openStaged(reader, stageStream(splitter()));
-    expect(first).toBe('a');
-    expect(await collect(stream.pipe(upper).toReadable(() => ['ERR'], join))).toEqual(['A', 'B|C|D', 'E|F|END|FLUSH']);
-    expect(state.reads).toBe(3);
-
-    const stopped = bursty([['a'], ['b', 'stop', 'never'], ['later']]);
-    const out = await openStaged(stopped.reader, stageStream(splitter()));
-    expect(await collect(out.stream.pipe(upper).toReadable(() => ['ERR'], join))).toEqual(['A', 'B|STOPPED|FLUSH']);
-    expect(stopped.state.cancelled).toBe(true);
   });
 });
