@@ -1,7 +1,8 @@
 /**
  * A/B of two source trees of the gateway on one runtime: `npm run bench:ab -- --a DIR --b DIR
  * [--runtime node|bun] [--scenario NAME] [--pairs 6] [--seconds 3] [--connections 64] [--apart]
- * [--a-flags=FLAGS] [--b-flags=FLAGS]` (Node flags for one side, after `npm start`'s).
+ * [--a-flags=FLAGS] [--b-flags=FLAGS]` (Node flags for one side, after `npm start`'s) [--promises]
+ * (Node: promises created per request on each side, exact, instead of the CPU ratio).
  *
  * On this kind of machine a process can run 15% slower, or 2.5 times slower, than the same build
  * minutes later, so a before/after pair of runs says little (the same build against itself, run
@@ -20,7 +21,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startRig } from './lib/rig.ts';
 import { cpuMicros, listeningPid } from './lib/proc-stats.ts';
-import { launch, ROOT, stop, waitListening, which } from './lib/procs.ts';
+import { launch, ROOT, stop, waitListening, which, type Launched } from './lib/procs.ts';
 import { SCENARIOS } from './lib/scenarios.ts';
 import { buildTreeForNode, runtimeBin, runtimeCommand } from './lib/servers.ts';
 import { runWrk } from './lib/wrk.ts';
@@ -39,7 +40,12 @@ interface Side {
 interface SideRun {
   microsPerRequest: number;
   rps: number;
+  /** With --promises: promises created per request while measured (exact, unlike CPU time). */
+  promisesPerRequest?: number;
 }
+
+/** The preload that counts promises between two SIGUSR2 (bench/lib/promise-count.mjs). */
+const PROMISE_COUNT = join(ROOT, 'bench', 'lib', 'promise-count.mjs');
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -55,10 +61,11 @@ async function main(): Promise<void> {
       apart: { type: 'boolean', default: false },
       'a-flags': { type: 'string', default: '' },
       'b-flags': { type: 'string', default: '' },
+      promises: { type: 'boolean', default: false },
     },
   });
-  if (!values.a || !values.b) throw new Error('usage: npm run bench:ab -- --a DIR --b DIR [--runtime node|bun] [--scenario NAME] [--pairs N] [--seconds S] [--a-flags=FLAGS] [--b-flags=FLAGS]');
-  if (values.runtime !== 'node' && (values['a-flags'] || values['b-flags'])) throw new Error('--a-flags and --b-flags are Node flags: use them with --runtime node');
+  if (!values.a || !values.b) throw new Error('usage: npm run bench:ab -- --a DIR --b DIR [--runtime node|bun] [--scenario NAME] [--pairs N] [--seconds S] [--a-flags=FLAGS] [--b-flags=FLAGS] [--promises]');
+  if (values.runtime !== 'node' && (values['a-flags'] || values['b-flags'] || values.promises)) throw new Error('--a-flags, --b-flags and --promises are for Node: use them with --runtime node');
   const runtime = values.runtime;
   if (runtime !== 'node' && runtime !== 'bun') throw new Error('--runtime: node or bun');
   const scenario = SCENARIOS.find((s) => s.name === values.scenario);
@@ -80,6 +87,7 @@ async function main(): Promise<void> {
     if (!existsSync(join(tree, 'adapters', `${runtime}.ts`))) throw new Error(`${tree}: no adapters/${runtime}.ts`);
     if (runtime === 'node') {
       const flags = (name === 'A' ? values['a-flags'] : values['b-flags'])!.split(' ').filter(Boolean);
+      if (values.promises) flags.push('--import', PROMISE_COUNT);
       const [cmd, args] = runtimeCommand('node', buildTreeForNode(tree, `ab-${name.toLowerCase()}`), ['--config', configPath], flags);
       return { name, tree, cmd, args };
     }
@@ -93,11 +101,14 @@ async function main(): Promise<void> {
     return { server, pid: listeningPid(server.child.pid!, port), url: `http://127.0.0.1:${port}${scenario.gatewayPath}` };
   };
   const measure = async (running: Awaited<ReturnType<typeof start>>, conns: number): Promise<SideRun> => {
+    if (values.promises) process.kill(running.pid, 'SIGUSR2');
     const before = cpuMicros(running.pid);
     const run = await runWrk(wrk, LOAD_CPU, running.url, scenario.name, conns, seconds);
     const used = cpuMicros(running.pid) - before;
     if (run.requests === 0) throw new Error('no request completed');
-    return { microsPerRequest: used / run.requests, rps: run.rps };
+    const measured: SideRun = { microsPerRequest: used / run.requests, rps: run.rps };
+    if (values.promises) measured.promisesPerRequest = (await readPromiseCount(running.server, running.pid)) / run.requests;
+    return measured;
   };
   const runPair = async (order: Side[]): Promise<Record<'A' | 'B', SideRun>> => {
     const got: Partial<Record<'A' | 'B', SideRun>> = {};
@@ -120,16 +131,36 @@ async function main(): Promise<void> {
 
   say(`ab: ${runtime}, ${scenario.name}, ${pairs} pairs of ${seconds} s at ${connections} connections; A = ${sides[0]!.tree}, B = ${sides[1]!.tree}`);
   const ratios: number[] = [];
+  const promiseCounts: Array<[number, number]> = [];
   for (let pair = 0; pair < pairs; pair++) {
     // ABBA order, so neither side is always started first.
     const order = pair % 2 === 0 ? sides : [...sides].reverse();
     const { A: a, B: b } = await runPair(order);
     ratios.push(b.microsPerRequest / a.microsPerRequest);
-    say(`pair ${pair + 1}: A ${a.microsPerRequest.toFixed(1)} µs ${Math.round(a.rps)} req/s · B ${b.microsPerRequest.toFixed(1)} µs ${Math.round(b.rps)} req/s · B÷A ${ratios.at(-1)!.toFixed(3)}`);
+    const counts = a.promisesPerRequest === undefined ? '' : ` · promises per request A ${a.promisesPerRequest.toFixed(2)} B ${b.promisesPerRequest!.toFixed(2)}`;
+    if (counts) promiseCounts.push([a.promisesPerRequest!, b.promisesPerRequest!]);
+    say(`pair ${pair + 1}: A ${a.microsPerRequest.toFixed(1)} µs ${Math.round(a.rps)} req/s · B ${b.microsPerRequest.toFixed(1)} µs ${Math.round(b.rps)} req/s · B÷A ${ratios.at(-1)!.toFixed(3)}${counts}`);
   }
   const below = ratios.filter((r) => r < 1).length;
-  console.log(`B ÷ A, CPU per request: median ${median(ratios).toFixed(3)} over ${pairs} pairs (${below} below 1)`);
+  if (promiseCounts.length) {
+    // The counting hook slows every promise, so CPU is not compared in this mode.
+    console.log(`promises per request, median over ${pairs} pairs: A ${median(promiseCounts.map(([x]) => x)).toFixed(2)}, B ${median(promiseCounts.map(([, y]) => y)).toFixed(2)}`);
+  } else {
+    console.log(`B ÷ A, CPU per request: median ${median(ratios).toFixed(3)} over ${pairs} pairs (${below} below 1)`);
+  }
   await stop(upstream.server.child);
+}
+
+/** Stops the count the first SIGUSR2 started and reads what the preload printed. */
+async function readPromiseCount(server: Launched, pid: number): Promise<number> {
+  const seen = server.stderr().split('promises: ').length;
+  process.kill(pid, 'SIGUSR2');
+  for (let waited = 0; waited < 5_000; waited += 20) {
+    const parts = server.stderr().split('promises: ');
+    if (parts.length > seen) return Number.parseInt(parts.at(-1)!, 10);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('--promises: the server printed no count (was it started with bench/lib/promise-count.mjs?)');
 }
 
 function median(values: readonly number[]): number {
