@@ -6,10 +6,10 @@ const PRELOAD = fileURLToPath(new URL('../../../bench/lib/promise-count.mjs', im
 
 describe('bench/lib/promise-count.mjs (bench:ab --promises)', () => {
   it('counts the promises made between two SIGUSR2 signals, and none outside them', async () => {
-    // The child makes 5 promises per tick once told to start ("go" on stdin), after a first burst
+    // The child makes 1,000 promises once told to ("go" on stdin), after 500
     // made before counting began.
     const script = `
-      for (let i = 0; i < 50; i++) Promise.resolve(i);
+      for (let i = 0; i < 500; i++) new Promise((resolve) => resolve(i));
       process.stdout.write('ready\\n');
       process.stdin.once('data', () => {
         for (let i = 0; i < 1000; i++) new Promise((resolve) => resolve(i));
