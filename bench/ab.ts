@@ -19,10 +19,9 @@
 import { existsSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startRig } from './lib/rig.ts';
+import { findLoadTools, findScenario, startRig } from './lib/rig.ts';
 import { cpuMicros, listeningPid } from './lib/proc-stats.ts';
-import { launch, ROOT, stop, waitListening, which, type Launched } from './lib/procs.ts';
-import { SCENARIOS } from './lib/scenarios.ts';
+import { launch, ROOT, stop, waitListening, type Launched } from './lib/procs.ts';
 import { buildTreeForNode, runtimeBin, runtimeCommand } from './lib/servers.ts';
 import { runWrk } from './lib/wrk.ts';
 
@@ -68,11 +67,8 @@ async function main(): Promise<void> {
   if (values.runtime !== 'node' && (values['a-flags'] || values['b-flags'] || values.promises)) throw new Error('--a-flags, --b-flags and --promises are for Node: use them with --runtime node');
   const runtime = values.runtime;
   if (runtime !== 'node' && runtime !== 'bun') throw new Error('--runtime: node or bun');
-  const scenario = SCENARIOS.find((s) => s.name === values.scenario);
-  if (!scenario) throw new Error(`--scenario: one of ${SCENARIOS.map((s) => s.name).join(', ')}`);
-  const nginx = which('nginx', ['/usr/sbin/nginx']);
-  const wrk = which('wrk', ['/usr/bin/wrk']);
-  if (!nginx || !wrk) throw new Error('bench:ab needs nginx and wrk (Debian: apt-get install -y nginx wrk)');
+  const scenario = findScenario(values.scenario);
+  const { nginx, wrk } = findLoadTools('bench:ab');
   const pairs = Number(values.pairs);
   const seconds = Number(values.seconds);
   const warmup = Number(values.warmup);

@@ -9,10 +9,9 @@
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startRig } from './lib/rig.ts';
+import { findLoadTools, findScenario, startRig } from './lib/rig.ts';
 import { cpuMicros } from './lib/proc-stats.ts';
-import { stopAll, which } from './lib/procs.ts';
-import { SCENARIOS } from './lib/scenarios.ts';
+import { stopAll } from './lib/procs.ts';
 import { startServer } from './lib/servers.ts';
 import { runWrk } from './lib/wrk.ts';
 
@@ -31,11 +30,8 @@ async function main(): Promise<void> {
   });
   const runtime = values.runtime;
   if (runtime !== 'node' && runtime !== 'bun' && runtime !== 'deno') throw new Error('--runtime: node, bun or deno');
-  const scenario = SCENARIOS.find((s) => s.name === values.scenario);
-  if (!scenario) throw new Error(`--scenario: one of ${SCENARIOS.map((s) => s.name).join(', ')}`);
-  const nginx = which('nginx', ['/usr/sbin/nginx']);
-  const wrk = which('wrk', ['/usr/bin/wrk']);
-  if (!nginx || !wrk) throw new Error('bench:warm needs nginx and wrk (Debian: apt-get install -y nginx wrk)');
+  const scenario = findScenario(values.scenario);
+  const { nginx, wrk } = findLoadTools('bench:warm');
   const windows = Number(values.windows);
   const seconds = Number(values.seconds);
   const half = Math.max(1, Math.floor(Number(values.connections) / 2));

@@ -5,7 +5,8 @@ import { startDrip } from './drip.ts';
 import { gatewayConfig } from './gateway-config.ts';
 import { startNginx } from './nginx.ts';
 import type { Launched } from './procs.ts';
-import { installCleanup, onExit, pinSelf } from './procs.ts';
+import { installCleanup, onExit, pinSelf, which } from './procs.ts';
+import { SCENARIOS, type Scenario } from './scenarios.ts';
 
 /**
  * What the side-by-side tools (`bench:ab`, `bench:warm`) stand on: this process pinned to the
@@ -27,4 +28,19 @@ export async function startRig(name: string, nginx: string, loadCpu: number): Pr
   const configPath = join(dir, 'switchyard.json');
   writeFileSync(configPath, JSON.stringify(gatewayConfig(upstream.port, 'memory')));
   return { dir, upstream, configPath };
+}
+
+/** nginx and wrk for a side-by-side tool, or an error naming the tool and the install line. */
+export function findLoadTools(tool: string): { nginx: string; wrk: string } {
+  const nginx = which('nginx', ['/usr/sbin/nginx']);
+  const wrk = which('wrk', ['/usr/bin/wrk']);
+  if (!nginx || !wrk) throw new Error(`${tool} needs nginx and wrk (Debian: apt-get install -y nginx wrk)`);
+  return { nginx, wrk };
+}
+
+/** The scenario of `--scenario NAME`, or an error listing the names. */
+export function findScenario(name: string | undefined): Scenario {
+  const scenario = SCENARIOS.find((s) => s.name === name);
+  if (!scenario) throw new Error(`--scenario: one of ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  return scenario;
 }
