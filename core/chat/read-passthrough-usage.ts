@@ -52,13 +52,22 @@ const TAIL_BYTES = 2048;
  * the `event:` line and escaped text (`\"usage\"`) never match.
  */
 const HEAD_EVENT: Partial<Record<SourceFamily, Uint8Array>> = { anthropic: encodeMark('"message_start"') };
-const TAIL_MARK: Record<SourceFamily, Uint8Array> = { anthropic: encodeMark('"usage"'), gemini: encodeMark('"usageMetadata"'), openai: encodeMark('"usage"') };
+const TAIL_KEY: Record<SourceFamily, string> = { anthropic: '"usage"', gemini: '"usageMetadata"', openai: '"usage"' };
+const TAIL_MARK = Object.fromEntries(Object.entries(TAIL_KEY).map(([family, key]) => [family, encodeMark(key)])) as Record<SourceFamily, Uint8Array>;
 const EVENT_END = encodeMark('\n\n');
 
-/** Reads the usage counters out of a whole passthrough body (a JSON answer). */
+/**
+ * Reads the usage counters out of a whole passthrough body (a JSON answer). Both families put
+ * the usage object after the content (`usage` last in an Anthropic message, `usageMetadata`
+ * after the candidates), so the counters are looked for only from the last usage key on: a few
+ * hundred characters however long the answer (decoding it whole costs less than finding the key
+ * by byte), and a tool input that happens to name a counter before it is never read. Without the
+ * key the whole text is scanned.
+ */
 export function readPassthroughUsage(body: string | Uint8Array, family: SourceFamily): Usage | undefined {
   const seen: Partial<Record<keyof Usage, number>> = {};
-  scan(typeof body === 'string' ? body : decoder.decode(body), family, seen);
+  const text = typeof body === 'string' ? body : decoder.decode(body);
+  scan(text, family, seen, Math.max(0, text.lastIndexOf(TAIL_KEY[family])));
   return toUsage(family, seen);
 }
 

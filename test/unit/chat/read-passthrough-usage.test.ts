@@ -200,4 +200,28 @@ describe('tapPassthroughUsage', () => {
     expect(readPassthroughUsage(new TextEncoder().encode(message), 'anthropic')).toEqual(expected);
     expect(readPassthroughUsage('{"type":"message"}', 'anthropic')).toBeUndefined();
   });
+
+  it('a JSON answer is read from its last usage key on: a tool input naming a counter before it is not taken', () => {
+    // A tool's input is real JSON, so its keys are not escaped: only where they sit tells them apart.
+    const message = JSON.stringify({
+      type: 'message',
+      content: [
+        { type: 'text', text: 'ünïcode before the mark: "usage" as text stays escaped' },
+        { type: 'tool_use', id: 'toolu_1', name: 'report', input: { cache_read_input_tokens: 50, output_tokens: 999, usage: 'quota' } },
+      ],
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 12, output_tokens: 34 },
+    });
+    for (const body of [message, new TextEncoder().encode(message)]) {
+      expect(readPassthroughUsage(body, 'anthropic')).toEqual({ inputTokens: 12, outputTokens: 34 });
+    }
+    const gemini = JSON.stringify({
+      candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'f', args: { promptTokenCount: 70, cachedContentTokenCount: 60 } } }] } }],
+      usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 4 },
+      modelVersion: 'gemini-2.5-flash',
+    });
+    expect(readPassthroughUsage(new TextEncoder().encode(gemini), 'gemini')).toEqual({ inputTokens: 9, outputTokens: 4 });
+    // Without the key, the counters are still looked for everywhere.
+    expect(readPassthroughUsage(new TextEncoder().encode('{"input_tokens":3,"output_tokens":4}'), 'anthropic')).toEqual({ inputTokens: 3, outputTokens: 4 });
+  });
 });
