@@ -32,4 +32,16 @@ describe('find-bytes', () => {
     expect(lastIndexOfBytes(bytes('"u'), mark)).toBe(-1);
     expect(indexOfBytes(new Uint8Array(0), mark)).toBe(-1);
   });
+
+  it('keeps within a [from, to) range: a mark must fit inside it whole', () => {
+    const first = indexOfBytes(hay, mark);
+    const last = lastIndexOfBytes(hay, mark);
+    expect(indexOfBytes(hay, mark, 0, first + mark.length)).toBe(first);
+    expect(indexOfBytes(hay, mark, 0, first + mark.length - 1)).toBe(-1);
+    expect(lastIndexOfBytes(hay, mark, 0, last + mark.length - 1)).toBe(first);
+    expect(lastIndexOfBytes(hay, mark, first + 1, last + mark.length - 1)).toBe(-1);
+    expect(lastIndexOfBytes(hay, mark, last)).toBe(last);
+    expect(lastIndexOfBytes(hay, mark, last + 1)).toBe(-1);
+    expect(indexOfBytes(hay, mark, 0, hay.length + 100)).toBe(first);
+  });
 });
