@@ -1,28 +1,36 @@
 import process from 'node:process';
 import type { AccessLogEntry } from '../core/index.ts';
 
+/** Past this many entries waiting, they are written at once (~64 KiB of lines). */
+const MAX_PENDING = 256;
+
 /**
- * Access-log sink for the server adapters: lines are buffered and written once per event-loop
- * turn (or at 64 KiB), so logging costs one write per burst of requests instead of a synchronous
- * console call per request. `flush()` empties the buffer on shutdown.
+ * Access-log sink for the server adapters: entries are kept as they come and turned into lines
+ * once per event-loop turn (or every MAX_PENDING), in one loop and one write. A request only
+ * pushes its entry; serialising a burst of them together runs warm, where a line made by each
+ * request ran with that request's cold caches (the whole access log measured ~10% of a Node
+ * passthrough under load, several times what its line costs in a loop). `flush()` writes what
+ * is waiting, on shutdown.
  */
 export function createLogWriter(write: (text: string) => void = (text) => void process.stdout.write(text)): {
   log: (entry: AccessLogEntry) => void;
   flush: () => void;
 } {
-  let buffer = '';
+  let pending: AccessLogEntry[] = [];
   let scheduled = false;
   const flush = () => {
     scheduled = false;
-    if (!buffer) return;
-    const text = buffer;
-    buffer = '';
+    if (pending.length === 0) return;
+    const entries = pending;
+    pending = [];
+    let text = '';
+    for (const entry of entries) text += `${JSON.stringify(entry)}\n`;
     write(text);
   };
   return {
     log(entry) {
-      buffer += `${JSON.stringify(entry)}\n`;
-      if (buffer.length > 65_536) flush();
+      pending.push(entry);
+      if (pending.length >= MAX_PENDING) flush();
       else if (!scheduled) {
         scheduled = true;
         setImmediate(flush);

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { createLogWriter } from '../../../adapters/log-writer.ts';
+import type { AccessLogEntry } from '../../../core/index.ts';
+
+const entry = (i: number): AccessLogEntry => ({ time: '2026-11-27T20:00:00.000Z', id: `req_${i}`, method: 'POST', path: '/api/anthropic/v1/messages', status: 200, ms: 1.5, key: 'me', model: 'claude', provider: 'anthropic', error: undefined });
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('createLogWriter', () => {
+  it('writes the entries of one turn as JSON lines, in order, in one write', async () => {
+    const writes: string[] = [];
+    const writer = createLogWriter((text) => writes.push(text));
+    for (let i = 0; i < 3; i++) writer.log(entry(i));
+    expect(writes).toEqual([]);
+    await turn();
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.split('\n')).toEqual([...[0, 1, 2].map((i) => JSON.stringify(entry(i))), '']);
+    // An undefined field is left out, as JSON.stringify leaves it.
+    expect(JSON.parse(writes[0]!.split('\n')[0]!)).not.toHaveProperty('error');
+    writer.log(entry(3));
+    await turn();
+    expect(writes).toHaveLength(2);
+    expect(writes[1]).toBe(`${JSON.stringify(entry(3))}\n`);
+  });
+
+  it('writes at once when many entries wait, and flush() writes what is left', async () => {
+    const writes: string[] = [];
+    const writer = createLogWriter((text) => writes.push(text));
+    for (let i = 0; i < 300; i++) writer.log(entry(i));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.split('\n')).toHaveLength(257);
+    writer.flush();
+    expect(writes).toHaveLength(2);
+    expect(writes.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line).id)).toEqual(Array.from({ length: 300 }, (_, i) => `req_${i}`));
+    await turn();
+    expect(writes).toHaveLength(2);
+  });
+});
