@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compileUsageCounters, readUsageCounters } from '../../../core/chat/read-usage-counters.ts';
 import type { Usage } from '../../../core/ir.ts';
@@ -53,4 +55,31 @@ describe('readUsageCounters', () => {
     ];
     for (const text of texts) expect(read(text)).toEqual(readByPattern(text));
   });
+
+  it('finds what the regular expression found in every Anthropic and Gemini fixture, read whole', () => {
+    const gemini = compileUsageCounters({ promptTokenCount: 'inputTokens', candidatesTokenCount: 'outputTokens', thoughtsTokenCount: 'reasoningTokens', cachedContentTokenCount: 'cacheReadTokens' });
+    const geminiPattern = /"(?:(promptTokenCount)|(candidatesTokenCount)|(thoughtsTokenCount)|(cachedContentTokenCount))"\s*:\s*(\d+)/g;
+    const geminiKeys: Array<keyof Usage> = ['inputTokens', 'outputTokens', 'reasoningTokens', 'cacheReadTokens'];
+    let files = 0;
+    for (const family of ['anthropic', 'gemini'] as const) {
+      const dir = join(import.meta.dirname, '../../fixtures', family);
+      for (const name of readdirSync(dir)) {
+        const text = readFileSync(join(dir, name), 'utf8');
+        const b = bytes(text);
+        const seen: Partial<Record<keyof Usage, number>> = {};
+        if (family === 'anthropic') {
+          readUsageCounters(b, 0, b.length, ANTHROPIC, seen);
+          expect(seen, name).toEqual(readByPattern(text));
+        } else {
+          readUsageCounters(b, 0, b.length, gemini, seen);
+          const expected: Partial<Record<keyof Usage, number>> = {};
+          for (const match of text.matchAll(geminiPattern)) expected[geminiKeys[match.slice(1, 5).findIndex((g) => g !== undefined)]!] = Number(match[5]);
+          expect(seen, name).toEqual(expected);
+        }
+        files++;
+      }
+    }
+    expect(files).toBeGreaterThan(20);
+  });
 });
+
