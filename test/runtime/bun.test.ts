@@ -19,5 +19,5 @@ describe.skipIf(!bun)('bun adapter', () => {
     await upstream?.close();
   });
 
-  runtimeSuite('bun', () => gateway.url, { upstream: () => upstream });
+  runtimeSuite('bun', () => gateway.url, { upstream: () => upstream, records: true });
 });

@@ -19,5 +19,5 @@ describe.skipIf(!deno)('deno adapter', () => {
     await upstream?.close();
   });
 
-  runtimeSuite('deno', () => gateway.url, { upstream: () => upstream });
+  runtimeSuite('deno', () => gateway.url, { upstream: () => upstream, records: true });
 });

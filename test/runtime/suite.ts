@@ -7,9 +7,13 @@ import { TEST_KEY, testConfig } from '../helpers/gateway.ts';
 /** Small enough that the 413 case stays cheap on every transport. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** Reads usage records back where the gateway keeps them (the spawned runtimes run with SQLite storage). */
+const ADMIN_TOKEN = 'runtime-suite-admin-token-0123456789';
+
 /** The configuration every runtime is started with: one Claude-style model on the fake upstream. */
 export function runtimeConfig(upstreamUrl: string): GatewayConfigInput {
   return testConfig({
+    admin: { token: ADMIN_TOKEN },
     limits: { maxBodyBytes: MAX_BODY_BYTES },
     providers: { claude: { type: 'anthropic', baseUrl: upstreamUrl, apiKey: 'sk-ant-upstream-secret' } },
     models: [{ id: 'claude-test', created: 1759104000, routes: [{ provider: 'claude', model: 'claude-upstream-1' }] }],
@@ -24,6 +28,8 @@ export interface RuntimeSuiteOptions {
    * checked for content, not timing, and the client-abort case (which needs a live stream) is skipped.
    */
   buffered?: boolean;
+  /** The gateway keeps usage records (storage on), readable through the admin API. */
+  records?: boolean;
 }
 
 /** One Claude-style stream as Anthropic sends it, one event per chunk. */
@@ -179,6 +185,26 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       expect(reads[0]!.at).toBeLessThan(lastSent - 2 * delayMs);
       expect(reads.length).toBeGreaterThanOrEqual(3);
     });
+
+    it.skipIf(!opts.records)('records the usage it reads from a relayed JSON answer and a relayed stream', async () => {
+      const from = new Date().toISOString();
+      opts.upstream().reply(() => ({ body: MESSAGE }));
+      await (await messages(ask())).arrayBuffer();
+      opts.upstream().reply(() => ({ chunks: sseChunks(STREAM_WIRE), delayMs: 5 }));
+      await (await messages(ask({ stream: true }))).arrayBuffer();
+      // Records are written in batches (at most a second apart by default).
+      const deadline = Date.now() + 8000;
+      let row: { requests: number; inputTokens: number; outputTokens: number } | undefined;
+      while (Date.now() < deadline) {
+        const res = await fetch(url(`/admin/v1/usage?by=model&from=${encodeURIComponent(from)}`), { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        expect(res.status).toBe(200);
+        row = ((await res.json()) as { data: Array<{ group: string; requests: number; inputTokens: number; outputTokens: number }> }).data.find((r) => r.group === 'claude-test');
+        if (row && row.requests >= 2) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      // The message's 10 + 3, and the stream's 12 from message_start + 3 from message_delta.
+      expect(row).toMatchObject({ requests: 2, inputTokens: 22, outputTokens: 6 });
+    }, 15_000);
 
     it.skipIf(opts.buffered)('a client abort cancels the upstream call', async () => {
       const fake = opts.upstream();
