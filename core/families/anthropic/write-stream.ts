@@ -6,6 +6,17 @@ import { type Stage, stageStream } from '../../http/stage.ts';
 import { writeSignature } from '../../signature.ts';
 import { mapAnthropicFinishReason, type AnthropicStopReason } from './map-finish-reason.ts';
 import { writeAnthropicError } from './write-error.ts';
+import {
+  MESSAGE_STOP_TEXT,
+  PING_TEXT,
+  writeBlockStopText,
+  writeMessageDeltaText,
+  writeMessageStartText,
+  writeTextBlockStartText,
+  writeTextDeltaText,
+  writeThinkingBlockStartText,
+  writeThinkingDeltaText,
+} from './write-frame-text.ts';
 import { writeAnthropicMessageId, writeAnthropicToolId, writeAnthropicUsage, writeSignatureCarrier } from './write-response.ts';
 
 export interface WriteAnthropicStreamOptions {
@@ -54,24 +65,27 @@ export function createAnthropicStreamWriter(opts: WriteAnthropicStreamOptions): 
   let sink: (message: SseMessage) => void = () => {};
 
   const emit = (type: string, body: Record<string, unknown>) => sink(frame(type, body));
+  // The frames every answer has are written as text (write-frame-text.ts), the rest as objects.
+  const emitText = (type: string, data: string) => sink({ event: type, data });
   const delta = (index: number, body: Record<string, unknown>) => emit('content_block_delta', { index, delta: body });
   const start = (startUsage?: Partial<Usage>) => {
     if (started) return;
     started = true;
     Object.assign(usage, startUsage);
-    const u = writeAnthropicUsage(usage);
-    const message = { id, type: 'message', role: 'assistant', model: opts.model, content: [], stop_reason: null, stop_sequence: null, usage: u };
-    emit('message_start', { message });
+    emitText('message_start', writeMessageStartText(id, opts.model, writeAnthropicUsage(usage)));
   };
-  const startBlock = (contentBlock: Record<string, unknown>): number => {
+  /** `contentBlock`: an object, or the block kinds written as text. */
+  const startBlock = (contentBlock: Record<string, unknown> | 'text' | 'thinking'): number => {
     const carried = afterText;
     afterText = [];
     for (const sig of carried) carrySignature(sig);
     const index = next++;
-    emit('content_block_start', { index, content_block: contentBlock });
+    if (contentBlock === 'text') emitText('content_block_start', writeTextBlockStartText(index));
+    else if (contentBlock === 'thinking') emitText('content_block_start', writeThinkingBlockStartText(index));
+    else emit('content_block_start', { index, content_block: contentBlock });
     if (!pinged) {
       pinged = true;
-      emit('ping', {});
+      emitText('ping', PING_TEXT);
     }
     return index;
   };
@@ -83,14 +97,14 @@ export function createAnthropicStreamWriter(opts: WriteAnthropicStreamOptions): 
    * validate those.
    */
   const close = () => {
-    if (open?.index !== undefined) emit('content_block_stop', { index: open.index });
+    if (open?.index !== undefined) emitText('content_block_stop', writeBlockStopText(open.index));
     if (open?.signatures) afterText.push(...open.signatures);
     open = undefined;
   };
   const carrySignature = (sig: Signature) => {
-    const carrier = startBlock({ type: 'thinking', thinking: '', signature: '' });
+    const carrier = startBlock('thinking');
     delta(carrier, { type: 'signature_delta', signature: writeSignatureCarrier(sig).signature });
-    emit('content_block_stop', { index: carrier });
+    emitText('content_block_stop', writeBlockStopText(carrier));
   };
   /** The open block for a delta, opening a text or thinking block if the reader skipped its start. */
   const blockFor = (kind: OpenKind, from: number): OpenBlock | undefined => {
@@ -99,13 +113,13 @@ export function createAnthropicStreamWriter(opts: WriteAnthropicStreamOptions): 
     if (kind !== 'text' && kind !== 'thinking') return undefined;
     close();
     open = { kind, from };
-    if (kind === 'thinking') open.index = startBlock({ type: 'thinking', thinking: '', signature: '' });
+    if (kind === 'thinking') open.index = startBlock('thinking');
     return open;
   };
   const finish = (reason: AnthropicStopReason, stopSequence: string | null) => {
     close();
-    emit('message_delta', { delta: { stop_reason: reason, stop_sequence: stopSequence }, usage: finalUsage(usage) });
-    emit('message_stop', {});
+    emitText('message_delta', writeMessageDeltaText(reason, stopSequence, writeAnthropicUsage(usage)));
+    emitText('message_stop', MESSAGE_STOP_TEXT);
     done = true;
   };
 
@@ -132,14 +146,13 @@ export function createAnthropicStreamWriter(opts: WriteAnthropicStreamOptions): 
         case 'text-delta': {
           const block = event.text === '' ? undefined : blockFor('text', event.index);
           if (!block) return;
-          block.index ??= startBlock({ type: 'text', text: '' });
-          // The most common event, written as text: the same bytes `delta` would give, without the objects.
-          sink({ event: 'content_block_delta', data: `{"type":"content_block_delta","index":${block.index},"delta":{"type":"text_delta","text":${JSON.stringify(event.text)}}}` });
+          block.index ??= startBlock('text');
+          emitText('content_block_delta', writeTextDeltaText(block.index, event.text));
           return;
         }
         case 'reasoning-delta': {
           const block = event.text === '' ? undefined : blockFor('thinking', event.index);
-          if (block) delta(block.index!, { type: 'thinking_delta', thinking: event.text });
+          if (block) emitText('content_block_delta', writeThinkingDeltaText(block.index!, event.text));
           return;
         }
         case 'signature': {
@@ -188,13 +201,13 @@ export function createAnthropicStreamWriter(opts: WriteAnthropicStreamOptions): 
   };
 }
 
-function openBlock(from: number, block: BlockStart, startBlock: (b: Record<string, unknown>) => number, carrySignature: (sig: Signature) => void, fallbackId: () => string): OpenBlock {
+function openBlock(from: number, block: BlockStart, startBlock: (b: Record<string, unknown> | 'thinking') => number, carrySignature: (sig: Signature) => void, fallbackId: () => string): OpenBlock {
   switch (block.type) {
     case 'text':
       return { kind: 'text', from };
     case 'reasoning':
       if (block.redacted !== undefined) return { kind: 'redacted', from, index: startBlock({ type: 'redacted_thinking', data: block.redacted }) };
-      return { kind: 'thinking', from, index: startBlock({ type: 'thinking', thinking: '', signature: '' }) };
+      return { kind: 'thinking', from, index: startBlock('thinking') };
     case 'tool-call':
       if (block.signature) carrySignature(block.signature);
       return { kind: 'tool', from, index: startBlock({ type: 'tool_use', id: writeAnthropicToolId(block.id, fallbackId()), name: block.name, input: {} }) };
@@ -207,12 +220,6 @@ function openBlock(from: number, block: BlockStart, startBlock: (b: Record<strin
       throw new Error(`unhandled block ${JSON.stringify(unknown)}`);
     }
   }
-}
-
-/** message_delta usage is cumulative; output_tokens must always be there (the SDK reads it unguarded). */
-function finalUsage(usage: Partial<Usage>): Record<string, number> {
-  const u = writeAnthropicUsage(usage);
-  return { output_tokens: u.output_tokens, input_tokens: u.input_tokens, cache_creation_input_tokens: u.cache_creation_input_tokens, cache_read_input_tokens: u.cache_read_input_tokens };
 }
 
 function frame(type: string, body: Record<string, unknown>): SseMessage {

@@ -1,0 +1,55 @@
+import type { AnthropicStopReason } from './map-finish-reason.ts';
+import type { AnthropicUsage } from './write-response.ts';
+
+/**
+ * The `data:` text of the Anthropic stream events every answer has, written as text: byte for
+ * byte what `JSON.stringify({ type, ...body })` gives (test/unit/families/anthropic/
+ * write-frame-text.test.ts), without building the objects. `JSON.stringify` of such a small
+ * object costs ~0.5 µs on Node 20, and a translated stream has six of them besides its deltas.
+ * Only strings that come from outside (ids, model names, stop sequences, text) go through
+ * `JSON.stringify`; the rest are numbers and fixed names.
+ */
+export function writeMessageStartText(id: string, model: string, usage: AnthropicUsage): string {
+  return `{"type":"message_start","message":{"id":${JSON.stringify(id)},"type":"message","role":"assistant","model":${JSON.stringify(model)},"content":[],"stop_reason":null,"stop_sequence":null,"usage":${writeUsageText(usage)}}}`;
+}
+
+/**
+ * message_delta's usage is cumulative, output_tokens first and always there (the SDK reads it
+ * unguarded).
+ */
+export function writeMessageDeltaText(reason: AnthropicStopReason, stopSequence: string | null, usage: AnthropicUsage): string {
+  const u = usage;
+  return `{"type":"message_delta","delta":{"stop_reason":${JSON.stringify(reason)},"stop_sequence":${stopSequence === null ? 'null' : JSON.stringify(stopSequence)}},"usage":{"output_tokens":${num(u.output_tokens)},"input_tokens":${num(u.input_tokens)},"cache_creation_input_tokens":${num(u.cache_creation_input_tokens)},"cache_read_input_tokens":${num(u.cache_read_input_tokens)}}}`;
+}
+
+export function writeTextBlockStartText(index: number): string {
+  return `{"type":"content_block_start","index":${index},"content_block":{"type":"text","text":""}}`;
+}
+
+export function writeThinkingBlockStartText(index: number): string {
+  return `{"type":"content_block_start","index":${index},"content_block":{"type":"thinking","thinking":"","signature":""}}`;
+}
+
+export function writeBlockStopText(index: number): string {
+  return `{"type":"content_block_stop","index":${index}}`;
+}
+
+export function writeTextDeltaText(index: number, text: string): string {
+  return `{"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}`;
+}
+
+export function writeThinkingDeltaText(index: number, thinking: string): string {
+  return `{"type":"content_block_delta","index":${index},"delta":{"type":"thinking_delta","thinking":${JSON.stringify(thinking)}}}`;
+}
+
+export const PING_TEXT = '{"type":"ping"}';
+export const MESSAGE_STOP_TEXT = '{"type":"message_stop"}';
+
+function writeUsageText(u: AnthropicUsage): string {
+  return `{"input_tokens":${num(u.input_tokens)},"output_tokens":${num(u.output_tokens)},"cache_creation_input_tokens":${num(u.cache_creation_input_tokens)},"cache_read_input_tokens":${num(u.cache_read_input_tokens)}}`;
+}
+
+/** A number as JSON writes it: a finite one as `${n}` gives it (-0 as 0 too), anything else as null. */
+function num(n: number): number | null {
+  return Number.isFinite(n) ? n : null;
+}
