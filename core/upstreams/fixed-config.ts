@@ -4,12 +4,13 @@
  * instead of on each, keyed by the configuration object (not changed after start-up).
  */
 export interface FixedConfig {
+  /** Empty for a provider without a base URL (Bedrock builds its URL from the region). */
   base: string;
   headers: ReadonlyArray<readonly [string, string]>;
 }
 
 interface ProviderLike {
-  baseUrl: string;
+  baseUrl?: string | undefined;
   headers?: Record<string, string> | undefined;
 }
 
@@ -19,7 +20,7 @@ export function readFixedConfig(config: ProviderLike): FixedConfig {
   let fixed = fixedOf.get(config);
   if (!fixed) {
     fixed = {
-      base: config.baseUrl.replace(/\/+$/, ''),
+      base: (config.baseUrl ?? '').replace(/\/+$/, ''),
       headers: Object.entries(config.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value] as const),
     };
     fixedOf.set(config, fixed);

@@ -3,6 +3,7 @@ import type { RouteTarget } from '../../catalog.ts';
 import { GatewayError } from '../../errors.ts';
 import type { ChatRequest } from '../../ir.ts';
 import { readAnthropicMessage } from '../anthropic/index.ts';
+import { readFixedConfig } from '../fixed-config.ts';
 import type { PassthroughCall, Upstream, UpstreamRequest } from '../types.ts';
 import { readBedrockError } from './read-error.ts';
 import { readBedrockPassthroughBody } from './read-passthrough-body.ts';
@@ -31,7 +32,7 @@ export function createBedrockUpstream(name: string, config: BedrockConfig): Upst
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (action === 'invoke') headers.accept = 'application/json';
     if (action === 'invoke-with-response-stream') headers['x-amzn-bedrock-accept'] = 'application/json';
-    for (const [header, value] of Object.entries(config.headers ?? {})) headers[header.toLowerCase()] = value;
+    for (const [header, value] of readFixedConfig(config).headers) headers[header] = value;
     return { url, headers: await signBedrockRequest(config, name, { url, headers, body: text }, { cache: keys }), body: text };
   };
 

@@ -45,7 +45,7 @@ export function writeOpenAIRequest(req: ChatRequest, name: string, config: OpenA
     body.stream_options = { include_usage: true };
   }
   writeExtras(req, body, once);
-  return { url: chatUrl(config.baseUrl), headers: writeHeaders(config), body: JSON.stringify(body) };
+  return { url: chatUrlOf(config), headers: writeHeaders(config), body: JSON.stringify(body) };
 }
 
 /**
@@ -69,6 +69,15 @@ function writeHeaders(config: OpenAIProviderConfig): Record<string, string> {
   // Lower-cased so a configured `Authorization` replaces ours instead of being sent twice.
   for (const [key, value] of readFixedConfig(config).headers) headers[key] = value;
   return headers;
+}
+
+const chatUrls = new WeakMap<OpenAIProviderConfig, string>();
+
+/** Worked out on a provider's first call, like readFixedConfig's parts. */
+function chatUrlOf(config: OpenAIProviderConfig): string {
+  let url = chatUrls.get(config);
+  if (url === undefined) chatUrls.set(config, (url = chatUrl(config.baseUrl)));
+  return url;
 }
 
 /** A query string in the base URL (Azure's `?api-version=`) stays after the path. */

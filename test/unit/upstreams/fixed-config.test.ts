@@ -20,3 +20,9 @@ describe('readFixedConfig', () => {
     expect(writeAnthropicHeaders(config, '2023-06-01')).toEqual({ 'content-type': 'application/json', 'x-api-key': 'operator', 'anthropic-version': '2023-06-01' });
   });
 });
+
+describe('readFixedConfig without a base URL', () => {
+  it('gives Bedrock (its URL comes from the region) its lower-cased headers and an empty base', () => {
+    expect(readFixedConfig({ headers: { 'X-Amzn-Bedrock-Trace': 'ENABLED' } })).toEqual({ base: '', headers: [['x-amzn-bedrock-trace', 'ENABLED']] });
+  });
+});
