@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.ts';
 import type { KeyRecord } from '../keys.ts';
 import { costNanoUsd, totalTokens, usdToNano, worstCaseNanoUsd, type ModelPrice, type PriceTable } from './prices.ts';
-import type { CallInfo, Clock, Counter, CounterChange, Meter, RateLimiter, Reservation, UsageRecord, UsageSink } from './types.ts';
+import type { CallInfo, CallOutcome, Clock, Counter, CounterChange, Meter, RateLimiter, Reservation, UsageRecord, UsageSink } from './types.ts';
 import { systemClock } from './types.ts';
 
 export interface MeterOptions {
@@ -15,6 +15,8 @@ export interface MeterOptions {
 }
 
 const MINUTE = 60_000;
+/** A key without limits or a budget: nothing to count (shared, never written to). */
+const NO_COUNTERS: readonly Counter[] = Object.freeze([]);
 
 /**
  * Reserve-then-settle admission. At admission every limit of the key takes its worst case
@@ -44,13 +46,12 @@ export function createMeter(options: MeterOptions): Meter {
     // A key without limits or a budget (the usual case) is admitted without a promise.
     admit(key, call) {
       const admittedAt = clock.now();
+      if (key.rpm === undefined && key.tpm === undefined && key.budgetUsd === undefined) return reserve(key, call, prices[call.model], NO_COUNTERS, admittedAt, admittedAt);
       const counters: Counter[] = [];
       const tokens = Math.max(0, Math.ceil(call.estimatedInputTokens)) + Math.max(0, Math.ceil(call.maxOutputTokens));
       if (key.rpm !== undefined) counters.push({ name: `rpm:${key.id}`, windowMs: MINUTE, limit: key.rpm, amount: 1 });
       if (key.tpm !== undefined) counters.push({ name: `tpm:${key.id}`, windowMs: MINUTE, limit: key.tpm, amount: tokens });
-      const price = prices[call.model];
-      if (key.budgetUsd === undefined && !counters.length) return reserve(key, call, price, counters, admittedAt, admittedAt);
-      return acquire(key, call, price, counters, admittedAt);
+      return acquire(key, call, prices[call.model], counters, admittedAt);
     },
   };
 
@@ -69,46 +70,68 @@ export function createMeter(options: MeterOptions): Meter {
 
   /** The reservation a call settles once; `at` is when the limiter counted it. */
   function reserve(key: KeyRecord, call: CallInfo, price: ModelPrice | undefined, counters: readonly Counter[], admittedAt: number, at: number): Reservation {
-    let settled = false;
-    const reservation: Reservation = {
-      settle(outcome) {
-        if (settled) return;
-        settled = true;
-        const used = outcome.usage;
-        // A call that succeeded without reporting usage (e.g. a passthrough the pipeline could
-        // not read) keeps its worst case: unknown spend must not become free spend.
-        const unknown = !used && outcome.status < 400 && !outcome.aborted;
-        const worstCost = counters.find((c) => c.name.startsWith('budget:'))?.amount;
-        const cost = used && price ? costNanoUsd(used, price) : unknown && worstCost !== undefined ? worstCost : 0;
-        const changes: CounterChange[] = [];
-        for (const counter of counters) {
-          const tokens = used ? totalTokens(used) : unknown ? counter.amount : 0;
-          if (counter.name.startsWith('tpm:')) changes.push(changeOf(counter, tokens));
-          if (counter.name.startsWith('budget:')) changes.push(changeOf(counter, cost));
-        }
-        if (changes.length) limiter.settle(call.requestId, at, changes).catch(onError);
-        const record: UsageRecord = {
-          requestId: call.requestId,
-          time: admittedAt,
-          keyId: key.id,
-          family: call.family,
-          model: call.model,
-          status: outcome.status,
-          inputTokens: used?.inputTokens ?? 0,
-          outputTokens: used?.outputTokens ?? 0,
-          cacheReadTokens: used?.cacheReadTokens ?? 0,
-          cacheWriteTokens: used?.cacheWriteTokens ?? 0,
-          costNanoUsd: cost,
-          latencyMs: Math.round(outcome.latencyMs),
-          aborted: outcome.aborted,
-        };
-        if (outcome.provider !== undefined) record.provider = outcome.provider;
-        if (outcome.upstreamModel !== undefined) record.upstreamModel = outcome.upstreamModel;
-        if (outcome.ttfbMs !== undefined) record.ttfbMs = Math.round(outcome.ttfbMs);
-        usage.add(record);
-      },
+    return new MeterReservation(limiter, usage, onError, key, call, price, counters, admittedAt, at);
+  }
+}
+
+/**
+ * One admitted call. A class rather than a closure over `reserve`'s arguments: one object per
+ * call instead of a context, a closure and the object holding it, on every request.
+ */
+class MeterReservation implements Reservation {
+  #settled = false;
+
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly usage: UsageSink,
+    private readonly onError: (err: unknown) => void,
+    private readonly key: KeyRecord,
+    private readonly call: CallInfo,
+    private readonly price: ModelPrice | undefined,
+    private readonly counters: readonly Counter[],
+    private readonly admittedAt: number,
+    private readonly at: number,
+  ) {}
+
+  settle(outcome: CallOutcome): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    const { call, counters, price } = this;
+    const used = outcome.usage;
+    // A call that succeeded without reporting usage (e.g. a passthrough the pipeline could
+    // not read) keeps its worst case: unknown spend must not become free spend.
+    const unknown = !used && outcome.status < 400 && !outcome.aborted;
+    const worstCost = counters.length ? counters.find((c) => c.name.startsWith('budget:'))?.amount : undefined;
+    const cost = used && price ? costNanoUsd(used, price) : unknown && worstCost !== undefined ? worstCost : 0;
+    // A key without limits (the usual case) has no counters, and nothing to give back.
+    if (counters.length) {
+      const changes: CounterChange[] = [];
+      for (const counter of counters) {
+        const tokens = used ? totalTokens(used) : unknown ? counter.amount : 0;
+        if (counter.name.startsWith('tpm:')) changes.push(changeOf(counter, tokens));
+        if (counter.name.startsWith('budget:')) changes.push(changeOf(counter, cost));
+      }
+      if (changes.length) this.limiter.settle(call.requestId, this.at, changes).catch(this.onError);
+    }
+    const record: UsageRecord = {
+      requestId: call.requestId,
+      time: this.admittedAt,
+      keyId: this.key.id,
+      family: call.family,
+      model: call.model,
+      status: outcome.status,
+      inputTokens: used?.inputTokens ?? 0,
+      outputTokens: used?.outputTokens ?? 0,
+      cacheReadTokens: used?.cacheReadTokens ?? 0,
+      cacheWriteTokens: used?.cacheWriteTokens ?? 0,
+      costNanoUsd: cost,
+      latencyMs: Math.round(outcome.latencyMs),
+      aborted: outcome.aborted,
     };
-    return reservation;
+    if (outcome.provider !== undefined) record.provider = outcome.provider;
+    if (outcome.upstreamModel !== undefined) record.upstreamModel = outcome.upstreamModel;
+    if (outcome.ttfbMs !== undefined) record.ttfbMs = Math.round(outcome.ttfbMs);
+    this.usage.add(record);
   }
 }
 

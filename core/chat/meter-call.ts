@@ -31,6 +31,14 @@ export function admitCall(ctx: RequestContext, model: CatalogModel, family: Sour
   });
 }
 
+/** A relayed answer's call, settled with the usage its bytes carried (none read: undefined). */
+function settleReply(ctx: RequestContext, reservation: Reservation, outcome: ChatOutcome & { kind: 'reply' }, ttfbMs: number, usage: Usage | undefined, aborted: boolean): void {
+  const { provider, upstreamModel } = outcome.target;
+  const settled: CallOutcome = { provider, upstreamModel, status: outcome.reply.status, latencyMs: performance.now() - ctx.started, ttfbMs, aborted };
+  if (usage) settled.usage = usage;
+  reservation.settle(settled);
+}
+
 /** Settles the reservation when the outcome ends: now for JSON, at the end (or abort) of a stream. */
 export function meterOutcome(ctx: RequestContext, outcome: ChatOutcome, reservation: Reservation, family: SourceFamily): ChatOutcome {
   const { provider, upstreamModel } = outcome.target;
@@ -44,16 +52,11 @@ export function meterOutcome(ctx: RequestContext, outcome: ChatOutcome, reservat
   }
   const { reply } = outcome;
   const ttfbMs = performance.now() - ctx.started;
-  const settle = (usage: Usage | undefined, aborted: boolean) => {
-    const outcome: CallOutcome = { provider, upstreamModel, status: reply.status, latencyMs: performance.now() - ctx.started, ttfbMs, aborted };
-    if (usage) outcome.usage = usage;
-    reservation.settle(outcome);
-  };
   const { body } = reply;
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
-    settle(body === null ? undefined : readPassthroughUsage(body, family), false);
+    settleReply(ctx, reservation, outcome, ttfbMs, body === null ? undefined : readPassthroughUsage(body, family), false);
     return outcome;
   }
-  const tapped = tapPassthroughUsage(readerOfBody(body), family, settle);
+  const tapped = tapPassthroughUsage(readerOfBody(body), family, (usage, aborted) => settleReply(ctx, reservation, outcome, ttfbMs, usage, aborted));
   return { kind: 'reply', reply: new Reply(reply.status, reply.headers, tapped), target: outcome.target };
 }
