@@ -7,13 +7,13 @@ import { Reply } from '../http/reply.ts';
 import { openStaged, type StagedStream } from '../http/staged-stream.ts';
 import { checkModelAllowed } from '../keys.ts';
 import { isPromise, type MaybePromise } from '../maybe-promise.ts';
-import type { PassthroughCall, Upstream, UpstreamRequest } from '../upstreams/types.ts';
+import type { PassthroughCall, Upstream, UpstreamRequest, UpstreamResponse } from '../upstreams/types.ts';
 import { admitCall, meterOutcome, type AdmissionHint } from './meter-call.ts';
 import { readUpstreamError } from './read-upstream-error.ts';
 import { isTransientUpstreamError } from './retryable.ts';
 import { runPassthrough } from './run-passthrough.ts';
 import { selectPassthrough } from './select-passthrough.ts';
-import { sendUpstream, timeoutFor } from './send-upstream.ts';
+import { mapSendError, startUpstream, timeoutFor } from './send-upstream.ts';
 
 export type ChatOutcome =
   | { kind: 'result'; result: ChatResult; target: RouteTarget }
@@ -154,7 +154,13 @@ class ChatRun {
 /** One translated route's call; its warnings join the call's only when it answers. */
 async function callRoute(call: ChatCall, upstream: Upstream, target: RouteTarget, req: ChatRequest, wire: UpstreamRequest, routeWarnings: readonly string[]): Promise<ChatOutcome> {
   const { ctx } = call;
-  const res = await sendUpstream(ctx, target.provider, wire, timeoutFor(ctx, target.config.timeoutMs));
+  const timeoutMs = timeoutFor(ctx, target.config.timeoutMs);
+  let res: UpstreamResponse;
+  try {
+    res = await startUpstream(ctx, target.provider, wire, timeoutMs);
+  } catch (err) {
+    throw mapSendError(ctx, target.provider, timeoutMs, err);
+  }
   if (!res.ok) throw await readUpstreamError(upstream, res);
   if (req.stream) {
     const body = res.reader?.() ?? res.body;

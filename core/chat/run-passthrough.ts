@@ -5,9 +5,9 @@ import { copyResponseHeaders } from '../http/proxy-headers.ts';
 import { peekStream } from '../http/peek-stream.ts';
 import { Reply } from '../http/reply.ts';
 import { withRequestId } from '../http/respond.ts';
-import type { Passthrough, PassthroughCall, Upstream } from '../upstreams/types.ts';
+import type { Passthrough, PassthroughCall, Upstream, UpstreamResponse } from '../upstreams/types.ts';
 import { readUpstreamError } from './read-upstream-error.ts';
-import { sendUpstream, timeoutFor } from './send-upstream.ts';
+import { mapSendError, startUpstream, timeoutFor } from './send-upstream.ts';
 
 /**
  * Same-family fast path: forwards the client's body (model rewritten) and relays the upstream
@@ -20,7 +20,13 @@ export async function runPassthrough(ctx: RequestContext, upstream: Upstream, pa
   const { target } = call;
   const written = pass.writeRequest(call);
   const wire = isPromise(written) ? await written : written;
-  const res = await sendUpstream(ctx, target.provider, wire, timeoutFor(ctx, target.config.timeoutMs));
+  const timeoutMs = timeoutFor(ctx, target.config.timeoutMs);
+  let res: UpstreamResponse;
+  try {
+    res = await startUpstream(ctx, target.provider, wire, timeoutMs);
+  } catch (err) {
+    throw mapSendError(ctx, target.provider, timeoutMs, err);
+  }
   if (!res.ok) throw await readUpstreamError(upstream, res);
   const headers = withRequestId(ctx, copyResponseHeaders(res.headers));
   const streamed = call.stream || call.action === 'streamGenerateContent';

@@ -4,7 +4,7 @@ import { runChat } from '../../chat/run-chat.ts';
 import { runCountTokens, TOKEN_COUNT_HEADER } from '../../chat/run-count-tokens.ts';
 import type { RequestContext } from '../../context.ts';
 import { GatewayError, toGatewayError } from '../../errors.ts';
-import { readJsonBody } from '../../http/read-body.ts';
+import { parseJsonBody, readBody } from '../../http/read-body.ts';
 import type { Reply } from '../../http/reply.ts';
 import { jsonReply, sseReply } from '../../http/respond.ts';
 import { encodeSseBatch } from '../../http/sse-write.ts';
@@ -29,7 +29,8 @@ const VERSIONS = new Set(['2023-06-01', '2026-10-21']);
 export function registerAnthropicRoutes(router: Router, base: string, guard: Guard): void {
   router.post(`${base}/v1/messages`, guard, async (request, ctx) => {
     const headers = readHeaders(request);
-    const { bytes, text, json } = await readJsonBody(request, ctx.services.config.limits.maxBodyBytes);
+    const limit = ctx.services.config.limits.maxBodyBytes;
+    const { bytes, text, json } = parseJsonBody(await readBody(request, limit), limit);
     const head = readMessagesHead(json);
     const model = ctx.services.catalog.resolve(head.model);
     const stream = head.stream === true;
@@ -60,7 +61,8 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: Gua
 
   router.post(`${base}/v1/messages/count_tokens`, guard, async (request, ctx) => {
     const headers = readHeaders(request);
-    const { text, json } = await readJsonBody(request, ctx.services.config.limits.maxBodyBytes);
+    const limit = ctx.services.config.limits.maxBodyBytes;
+    const { text, json } = parseJsonBody(await readBody(request, limit), limit);
     const head = parseWith(CountTokensHead, json);
     const model = ctx.services.catalog.resolve(head.model);
     const warnings: string[] = [];

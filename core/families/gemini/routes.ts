@@ -3,7 +3,7 @@ import type { Guard } from '../../app.ts';
 import type { RequestContext } from '../../context.ts';
 import { runChat } from '../../chat/run-chat.ts';
 import { GatewayError, toGatewayError } from '../../errors.ts';
-import { readJsonBody } from '../../http/read-body.ts';
+import { parseJsonBody, readBody } from '../../http/read-body.ts';
 import { Reply } from '../../http/reply.ts';
 import { jsonReply, sseReply, withRequestId } from '../../http/respond.ts';
 import { encodeSseBatch } from '../../http/sse-write.ts';
@@ -46,7 +46,8 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Reply
     throw new GatewayError('not_found', `Method "${cut < 0 ? target : action}" is not found: use :generateContent, :streamGenerateContent or :countTokens`);
   }
   const model = ctx.services.catalog.resolve(name);
-  const { bytes, text, json } = await readJsonBody(req, ctx.services.config.limits.maxBodyBytes);
+  const limit = ctx.services.config.limits.maxBodyBytes;
+  const { bytes, text, json } = parseJsonBody(await readBody(req, limit), limit);
   if (action === 'countTokens') return countGeminiTokens(ctx, model, json, req.headers);
 
   const head = readGenerateContentHead(json);

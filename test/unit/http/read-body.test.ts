@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isGatewayError } from '../../../core/errors.ts';
-import { readBodyBytes, readJsonBody } from '../../../core/http/read-body.ts';
+import { parseJsonBody, readBody, readBodyBytes } from '../../../core/http/read-body.ts';
 
 /** A request whose body is an endless series of 1 KiB chunks; counts what was pulled. */
 function endlessRequest() {
@@ -40,13 +40,25 @@ describe('readBodyBytes', () => {
   });
 });
 
-describe('readJsonBody', () => {
+describe('parseJsonBody', () => {
   it.each([
     ['{not json', 'Request body is not valid JSON'],
     ['[1,2]', 'Request body must be a JSON object'],
     ['', 'Request body is not valid JSON'],
   ])('refuses %j with a 400', async (body, message) => {
     const request = new Request('http://gw.test/x', { method: 'POST', body });
-    await expect(readJsonBody(request, 1000)).rejects.toMatchObject({ kind: 'invalid_request', message });
+    expect(() => parseJsonBody(new Uint8Array(0), 1000)).toThrow();
+    const read = await readBody(request, 1000);
+    expect(() => parseJsonBody(read, 1000)).toThrow(expect.objectContaining({ kind: 'invalid_request', message }));
+  });
+
+  it('gives the bytes, their text and the object', async () => {
+    const request = new Request('http://gw.test/x', { method: 'POST', body: '{"model":"m","n":1}', headers: { 'content-length': '19' } });
+    const { bytes, text, json } = parseJsonBody(await readBody(request, 1000), 1000);
+    expect([bytes.byteLength, text, json]).toEqual([19, '{"model":"m","n":1}', { model: 'm', n: 1 }]);
+  });
+
+  it('refuses bytes past the limit with a 413 (a declared length nothing held the body to)', () => {
+    expect(() => parseJsonBody(new TextEncoder().encode('{"a":"0123456789"}'), 10)).toThrow(expect.objectContaining({ kind: 'request_too_large', status: 413 }));
   });
 });
