@@ -11,19 +11,28 @@ import { loadJsonFixture } from '../helpers/streams.ts';
  */
 let slow: FakeUpstream;
 let fast: FakeUpstream;
+/** A port that was just listened on and closed: connecting to it is refused. */
+let closedUrl: string;
 const gateways: Array<[string, RunningGateway]> = [];
 
 beforeAll(async () => {
   slow = await startFakeUpstream();
   fast = await startFakeUpstream();
+  const gone = await startFakeUpstream();
+  closedUrl = gone.url;
+  await gone.close();
   const config = testConfig({
     providers: {
       slow: { type: 'anthropic', baseUrl: slow.url, apiKey: 'sk-ant', timeoutMs: 150 },
       fast: { type: 'anthropic', baseUrl: fast.url, apiKey: 'sk-ant' },
+      down: { type: 'anthropic', baseUrl: closedUrl, apiKey: 'sk-ant' },
+      'down-oss': { type: 'openai', baseUrl: `${closedUrl}/v1`, apiKey: 'sk-oss' },
     },
     models: [
       { id: 'hangs', routes: [{ provider: 'slow', model: 'claude-up' }] },
       { id: 'falls-back', routes: [{ provider: 'slow', model: 'claude-up' }, { provider: 'fast', model: 'claude-up' }] },
+      { id: 'unreachable', routes: [{ provider: 'down', model: 'claude-up' }] },
+      { id: 'unreachable-oss', routes: [{ provider: 'down-oss', model: 'gpt-oss-120b' }] },
     ],
   });
   gateways.push(['undici client (Node adapter)', await startTestGateway(config)]);
@@ -57,5 +66,21 @@ describe.each(['undici client (Node adapter)', 'global fetch'])('upstream header
   it('the next route answers when the first times out', async () => {
     const message = await client().messages.create({ model: 'acme.falls-back', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
     expect(message.type).toBe('message');
+  });
+});
+
+describe.each(['undici client (Node adapter)', 'global fetch'])('upstream that refuses the connection, %s', (name) => {
+  const gateway = () => gateways.find(([n]) => n === name)![1];
+  const client = () => new Anthropic({ apiKey: TEST_KEY, baseURL: `${gateway().url}/api/anthropic`, maxRetries: 0 });
+
+  it.each([
+    ['passthrough', 'acme.unreachable', 'down'],
+    ['translated', 'acme.unreachable-oss', 'down-oss'],
+  ])('%s: a 502 api_error naming the provider, nothing of the socket error', async (_path, model, provider) => {
+    for (const stream of [false, true]) {
+      const err = (await client().messages.create({ model, max_tokens: 5, stream, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
+      expect(err.status).toBe(502);
+      expect(err.error).toMatchObject({ type: 'error', error: { type: 'api_error', message: `Upstream "${provider}" could not be reached` } });
+    }
   });
 });
