@@ -9,7 +9,7 @@ import { NodeRequest } from '../../adapters/node-request.ts';
 import { createGateway } from '../../core/index.ts';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { lambdaContext, RecordedResponseStream, stubAwsLambda } from './lambda-stub.ts';
-import { runtimeConfig, runtimeSuite } from './suite.ts';
+import { openRuntimeStorage, runtimeConfig, runtimeSuite } from './suite.ts';
 
 // Before createLambdaHandlers runs, so streamHandler is wrapped as on Lambda.
 stubAwsLambda();
@@ -53,13 +53,18 @@ function serveThroughLambda(handlers: LambdaHandlers, transport: Transport): Pro
 
 let upstream: FakeUpstream;
 let handlers: LambdaHandlers;
+let storage: Awaited<ReturnType<typeof openRuntimeStorage>>;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  handlers = createLambdaHandlers(createGateway(runtimeConfig(upstream.url), { log: () => {} }));
+  const config = runtimeConfig(upstream.url);
+  // Usage kept in memory across invocations, as one warm Lambda instance keeps it.
+  storage = await openRuntimeStorage(config);
+  handlers = createLambdaHandlers(createGateway(config, { log: () => {}, ...storage.options }));
 });
 
 afterAll(async () => {
+  await storage?.close();
   await upstream?.close();
 });
 
@@ -83,6 +88,6 @@ for (const [transport, buffered] of transports) {
       await new Promise((resolve) => server.close(resolve));
     });
     const baseUrl = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    runtimeSuite(`lambda ${transport}${buffered ? ' (buffered)' : ''}`, baseUrl, { upstream: () => upstream, buffered });
+    runtimeSuite(`lambda ${transport}${buffered ? ' (buffered)' : ''}`, baseUrl, { upstream: () => upstream, buffered, records: true });
   });
 }

@@ -1,13 +1,14 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { GatewayConfigInput } from '../../core/index.ts';
+import { openStorage } from '../../adapters/storage/open-storage.ts';
+import { readConfig, type GatewayConfigInput, type GatewayOptions } from '../../core/index.ts';
 import { sseChunks, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { TEST_KEY, testConfig } from '../helpers/gateway.ts';
 
 /** Small enough that the 413 case stays cheap on every transport. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** Reads usage records back where the gateway keeps them (the spawned runtimes run with SQLite storage). */
+/** Reads usage records back where the gateway keeps them (SQLite for the spawned runtimes, memory in process). */
 const ADMIN_TOKEN = 'runtime-suite-admin-token-0123456789';
 
 /** The configuration every runtime is started with: one Claude-style model on the fake upstream. */
@@ -18,6 +19,18 @@ export function runtimeConfig(upstreamUrl: string): GatewayConfigInput {
     providers: { claude: { type: 'anthropic', baseUrl: upstreamUrl, apiKey: 'sk-ant-upstream-secret' } },
     models: [{ id: 'claude-test', created: 1759104000, routes: [{ provider: 'claude', model: 'claude-upstream-1' }] }],
   });
+}
+
+/**
+ * What an in-process gateway (Node's adapter, the Lambda handlers) needs to keep usage records as
+ * `startGateway` gives a spawned one: storage in memory, its meter and the admin API over it.
+ */
+export async function openRuntimeStorage(config: GatewayConfigInput): Promise<{ options: Pick<GatewayOptions, 'keys' | 'meter' | 'admin'>; close: () => Promise<void> }> {
+  const storage = await openStorage(readConfig({ ...config, storage: { kind: 'memory' } }));
+  return {
+    options: { keys: storage.keys, meter: storage.meter, admin: { keys: storage.keys, usage: storage.usage, admin: { token: ADMIN_TOKEN } } },
+    close: () => storage.close(),
+  };
 }
 
 export interface RuntimeSuiteOptions {
