@@ -101,7 +101,7 @@ class MeterReservation implements Reservation {
     // A call that succeeded without reporting usage (e.g. a passthrough the pipeline could
     // not read) keeps its worst case: unknown spend must not become free spend.
     const unknown = !used && outcome.status < 400 && !outcome.aborted;
-    const worstCost = counters.length ? counters.find((c) => c.name.startsWith('budget:'))?.amount : undefined;
+    const worstCost = counters.find((c) => c.name.startsWith('budget:'))?.amount;
     const cost = used && price ? costNanoUsd(used, price) : unknown && worstCost !== undefined ? worstCost : 0;
     // A key without limits (the usual case) has no counters, and nothing to give back.
     if (counters.length) {

@@ -156,6 +156,7 @@ async function callRoute(call: ChatCall, upstream: Upstream, target: RouteTarget
   const { ctx } = call;
   const timeoutMs = timeoutFor(ctx, target.config.timeoutMs);
   let res: UpstreamResponse;
+  // Inline, not a shared helper: a helper's own promise would be the hop startUpstream saves.
   try {
     res = await startUpstream(ctx, target.provider, wire, timeoutMs);
   } catch (err) {

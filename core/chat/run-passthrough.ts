@@ -22,6 +22,7 @@ export async function runPassthrough(ctx: RequestContext, upstream: Upstream, pa
   const wire = isPromise(written) ? await written : written;
   const timeoutMs = timeoutFor(ctx, target.config.timeoutMs);
   let res: UpstreamResponse;
+  // Inline, not a shared helper: a helper's own promise would be the hop startUpstream saves.
   try {
     res = await startUpstream(ctx, target.provider, wire, timeoutMs);
   } catch (err) {

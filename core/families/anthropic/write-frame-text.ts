@@ -17,8 +17,7 @@ export function writeMessageStartText(id: string, model: string, usage: Anthropi
  * message_delta's usage is cumulative, output_tokens first and always there (the SDK reads it
  * unguarded).
  */
-export function writeMessageDeltaText(reason: AnthropicStopReason, stopSequence: string | null, usage: AnthropicUsage): string {
-  const u = usage;
+export function writeMessageDeltaText(reason: AnthropicStopReason, stopSequence: string | null, u: AnthropicUsage): string {
   return `{"type":"message_delta","delta":{"stop_reason":${JSON.stringify(reason)},"stop_sequence":${stopSequence === null ? 'null' : JSON.stringify(stopSequence)}},"usage":{"output_tokens":${num(u.output_tokens)},"input_tokens":${num(u.input_tokens)},"cache_creation_input_tokens":${num(u.cache_creation_input_tokens)},"cache_read_input_tokens":${num(u.cache_read_input_tokens)}}}`;
 }
 
