@@ -5,12 +5,14 @@
  * connections each (as `npm run bench:ab` loads two builds), in consecutive windows; each window
  * prints CPU per request of both and gateway ÷ bare. Loaded together, both see whatever the
  * machine does, so the ratio's course is the two processes warming up (JIT compilation, memory
- * first touched), not the machine drifting.
+ * first touched), not the machine drifting. A column apart shows the gateway's JIT compiler threads
+ * (V8's background compile jobs run on Node's platform workers, GC being single-threaded under
+ * `npm start`'s flags; JavaScriptCore's `JITWorker` on Bun), which share its pinned core.
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { findLoadTools, findScenario, startRig } from './lib/rig.ts';
-import { cpuMicros } from './lib/proc-stats.ts';
+import { compilerMicros, cpuMicros, threadCpu } from './lib/proc-stats.ts';
 import { stopAll } from './lib/procs.ts';
 import { startServer } from './lib/servers.ts';
 import { runWrk } from './lib/wrk.ts';
@@ -44,13 +46,15 @@ async function main(): Promise<void> {
     { pid: gateway.pid, url: `http://127.0.0.1:${gateway.port}${scenario.gatewayPath}` },
   ];
   console.log(`warm: ${runtime}, ${scenario.name}, ${windows} windows of ${seconds} s, ${half} connections each, both fresh and loaded at once`);
-  console.log('| since start of load | bare µs/req | gateway µs/req | gateway ÷ bare |');
-  console.log('|---:|---:|---:|---:|');
+  console.log("| since start of load | bare µs/req | gateway µs/req | of it, the gateway's JIT compiler threads | gateway ÷ bare |");
+  console.log('|---:|---:|---:|---:|---:|');
   for (let w = 1; w <= windows; w++) {
     const before = targets.map((t) => cpuMicros(t.pid));
+    const compileBefore = compilerMicros(runtime, threadCpu(gateway.pid), gateway.pid);
     const runs = await Promise.all(targets.map((t) => runWrk(wrk, LOAD_CPU, t.url, scenario.name, half, seconds)));
     const [bareUs, gatewayUs] = targets.map((t, i) => (cpuMicros(t.pid) - before[i]!) / Math.max(1, runs[i]!.requests));
-    console.log(`| ${w * seconds} s | ${bareUs!.toFixed(0)} | ${gatewayUs!.toFixed(0)} | ${(gatewayUs! / bareUs!).toFixed(3)} |`);
+    const compileUs = (compilerMicros(runtime, threadCpu(gateway.pid), gateway.pid) - compileBefore) / Math.max(1, runs[1]!.requests);
+    console.log(`| ${w * seconds} s | ${bareUs!.toFixed(0)} | ${gatewayUs!.toFixed(0)} | ${compileUs.toFixed(1)} | ${(gatewayUs! / bareUs!).toFixed(3)} |`);
   }
   await stopAll();
 }

@@ -1,7 +1,7 @@
 import { checkAnswer } from './check.ts';
 import { coreBusyMicros, cpuMicros } from './proc-stats.ts';
 import { requestInit } from './request.ts';
-import type { Scenario } from './scenarios.ts';
+import { SCENARIOS, type Scenario } from './scenarios.ts';
 import type { Server } from './servers.ts';
 import { measureTtfb, type TtfbResult } from './ttfb.ts';
 import { errorCount, runWrk } from './wrk.ts';
@@ -33,6 +33,12 @@ export interface ScenarioResult {
   gateway: TargetResult;
   /** With --thin, the thin gateway (bench/thin-gateway-*.ts), measured in the same rotation. */
   thin?: TargetResult;
+  /**
+   * A translated scenario's passthrough reference (`passthroughRef`) on the same gateway, at the
+   * highest connection count, in the same rotation: the translated target's ratio compares runs
+   * seconds apart, not minutes, on a machine whose speed drifts.
+   */
+  passthrough?: TargetResult;
 }
 
 /** Other processes using more of the server's core than this make a run unreliable. */
@@ -82,42 +88,62 @@ export async function load(
 /**
  * One scenario: answers checked on every target first, then direct to nginx (lowest connection
  * count: the latency baseline), then the bare proxy, then the gateway (and the thin gateway, when
- * given: it serves the gateway's paths), each warmed up and run at every connection count; then,
- * for SSE, time to first byte against the dripping upstream.
+ * given: it serves the gateway's paths), each warmed up and run at every connection count; a
+ * translated scenario's passthrough reference joins the rotation at the highest count. Then, for
+ * SSE, time to first byte against the dripping upstream.
  */
 export async function measureScenario(opts: MeasureOptions, scenario: Scenario, nginxPort: number, bare: Server, gateway: Server, thin?: Server): Promise<ScenarioResult> {
   const low = Math.min(...opts.connections);
+  const highest = Math.max(...opts.connections);
+  const reference = scenario.kind === 'translated' ? SCENARIOS.find((s) => s.name === scenario.passthroughRef) : undefined;
   await checkAnswer(origin(nginxPort), scenario.upstreamPath, scenario, scenario.upstreamFormat);
   await checkAnswer(origin(bare.port), scenario.upstreamPath, scenario, scenario.upstreamFormat);
   await checkAnswer(origin(gateway.port), scenario.gatewayPath, scenario, scenario.clientFormat);
   if (thin) await checkAnswer(origin(thin.port), scenario.gatewayPath, scenario, scenario.clientFormat);
+  if (reference) await checkAnswer(origin(gateway.port), reference.gatewayPath, reference, reference.clientFormat);
 
   opts.say(`  ${scenario.name}: direct (nginx)`);
   const direct: TargetResult = { runs: [await load(opts, origin(nginxPort) + scenario.upstreamPath, scenario, low)] };
-  const targets: Array<[Server, string]> = [
-    [bare, scenario.upstreamPath],
-    [gateway, scenario.gatewayPath],
-    ...(thin ? [[thin, scenario.gatewayPath] as [Server, string]] : []),
+  interface Target {
+    server: Server;
+    path: string;
+    scenario: Scenario;
+    name: string;
+  }
+  const targets: Target[] = [
+    { server: bare, path: scenario.upstreamPath, scenario, name: bare.name },
+    { server: gateway, path: scenario.gatewayPath, scenario, name: gateway.name },
+    ...(thin ? [{ server: thin, path: scenario.gatewayPath, scenario, name: thin.name }] : []),
+    ...(reference ? [{ server: gateway, path: reference.gatewayPath, scenario: reference, name: `${gateway.name} on ${reference.name}` }] : []),
   ];
-  const url = ([server, path]: [Server, string]) => origin(server.port) + path;
+  const url = (target: Target) => origin(target.server.port) + target.path;
   const results: TargetResult[] = [];
   for (const target of targets) {
-    if (opts.warmupSeconds > 0) await runWrk(opts.wrk, opts.loadCpu, url(target), scenario.name, Math.max(...opts.connections), opts.warmupSeconds);
+    if (opts.warmupSeconds > 0) await runWrk(opts.wrk, opts.loadCpu, url(target), target.scenario.name, highest, opts.warmupSeconds);
     results.push({ runs: [], rounds: [] });
   }
   // Alternating the targets, and rotating which goes first, spreads a drifting machine's speed
   // over all of them instead of loading it onto whichever ran later.
   for (const c of opts.connections) {
+    // The passthrough reference only feeds the throughput ratio, read at the highest count.
+    const present = targets.map((target, i) => i).filter((i) => c === highest || targets[i]!.scenario === scenario);
     for (let round = 0; round < opts.rounds; round++) {
-      for (const t of rotation(targets.length, round)) {
-        const [server] = targets[t]!;
-        opts.say(`  ${scenario.name}: ${server.name}${opts.rounds > 1 ? `, round ${round + 1} of ${opts.rounds}` : ''}`);
-        results[t]!.rounds!.push(await load(opts, url(targets[t]!), scenario, c, server));
+      for (const k of rotation(present.length, round)) {
+        const t = present[k]!;
+        const target = targets[t]!;
+        opts.say(`  ${scenario.name}: ${target.name}${opts.rounds > 1 ? `, round ${round + 1} of ${opts.rounds}` : ''}`);
+        results[t]!.rounds!.push(await load(opts, url(target), target.scenario, c, target.server));
       }
     }
-    for (const result of results) result.runs.push(medianRun(result.rounds!.filter((run) => run.connections === c)));
+    for (const t of present) results[t]!.runs.push(medianRun(results[t]!.rounds!.filter((run) => run.connections === c)));
   }
-  const result: ScenarioResult = { direct, bare: results[0]!, gateway: results[1]!, ...(results[2] && { thin: results[2] }) };
+  const result: ScenarioResult = {
+    direct,
+    bare: results[0]!,
+    gateway: results[1]!,
+    ...(thin && { thin: results[2]! }),
+    ...(reference && { passthrough: results[targets.length - 1]! }),
+  };
 
   if (scenario.drip && opts.ttfbCount > 0) {
     const { drip } = scenario;

@@ -107,6 +107,21 @@ export function readThreadStat(tid: number, stat: string): ThreadCpu {
   return { tid, name: stat.slice(stat.indexOf('(') + 1, close), user: (Number(fields[11]) * 1e6) / CLK_TCK, system: (Number(fields[12]) * 1e6) / CLK_TCK };
 }
 
+/**
+ * CPU of a process's JIT compiler threads, in microseconds: JavaScriptCore's `JITWorker` threads on
+ * Bun; on Node and Deno every thread but the main one named like it (V8's platform workers, which
+ * run background compile jobs, and, unless GC is single-threaded, parallel GC tasks too).
+ */
+export function compilerMicros(runtime: string, threads: readonly ThreadCpu[], mainTid: number): number {
+  const main = threads.find((t) => t.tid === mainTid)?.name;
+  let total = 0;
+  for (const t of threads) {
+    const compiler = runtime === 'bun' ? t.name === 'JITWorker' : t.tid !== mainTid && t.name === main;
+    if (compiler) total += t.user + t.system;
+  }
+  return total;
+}
+
 export interface ThreadCpuRow {
   thread: string;
   /** NaN for the remainder row, whose split the process total does not give per thread. */

@@ -35,7 +35,7 @@ export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: {
   lines.push(`### ${r.runtime} (${r.version}): gateway vs bare ${r.runtime} proxy, same run`);
   lines.push('');
   const rounds = meta.rounds > 1 ? `, bare proxy and gateway alternating, each number the median of ${meta.rounds} runs` : '';
-  lines.push(`wrk -t1, ${meta.seconds} s per run${rounds}; server on core 0, wrk + nginx on core 1. "added" = over calling nginx directly; SSE latency = time to last byte.`);
+  lines.push(`wrk -t1, ${meta.seconds} s per run${rounds}; server on core 0, wrk + nginx on core 1. "added" = over calling nginx directly; SSE latency = time to last byte; "pass" = a translated row's throughput ÷ its passthrough's, the passthrough run on the gateway in the translated row's own rotation at ${hi} connections.`);
   lines.push('');
   lines.push(`| scenario | req/s @${hi} gw / bare | gw÷bare | direct p50 / p99 @${lo} | added p50 @${lo} gw / bare | added p99 @${lo} gw / bare | CPU µs/req gw / bare | verdict |`);
   lines.push('|---|---:|---:|---:|---:|---:|---:|---|');
@@ -44,7 +44,7 @@ export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: {
     if (!x) continue;
     const d = low(x.direct.runs);
     const [gl, bl, gh, bh] = [low(x.gateway.runs), low(x.bare.runs), high(x.gateway.runs), high(x.bare.runs)];
-    const noisy = [...x.direct.runs, ...x.bare.runs, ...x.gateway.runs].some((run) => (run.other_load_pct ?? 0) >= OTHER_LOAD_WARN_PCT);
+    const noisy = [...x.direct.runs, ...x.bare.runs, ...x.gateway.runs, ...(x.passthrough?.runs ?? [])].some((run) => (run.other_load_pct ?? 0) >= OTHER_LOAD_WARN_PCT);
     const verdicts = (noisy ? '⚠ ' : '') + (scenarioVerdicts(r.runtime, s, x, r.scenarios).map((v) => v.text).join('; ') || '—');
     lines.push(
       `| ${s.label} | ${int(gh.rps)} / ${int(bh.rps)} | ${(gh.rps / bh.rps).toFixed(2)}× | ${d.p50_ms.toFixed(3)} / ${d.p99_ms.toFixed(2)} ms` +
@@ -52,7 +52,7 @@ export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: {
         ` | ${int(gh.cpu_us_per_req ?? NaN)} / ${int(bh.cpu_us_per_req ?? NaN)} | ${verdicts} |`,
     );
   }
-  const runs = Object.values(r.scenarios).flatMap((x) => [...x.direct.runs, ...x.bare.runs, ...x.gateway.runs]);
+  const runs = Object.values(r.scenarios).flatMap((x) => [...x.direct.runs, ...x.bare.runs, ...x.gateway.runs, ...(x.passthrough?.runs ?? [])]);
   const noisy = runs.filter((run) => (run.other_load_pct ?? 0) >= OTHER_LOAD_WARN_PCT);
   if (noisy.length) {
     const worst = Math.max(...noisy.map((run) => run.other_load_pct ?? 0));

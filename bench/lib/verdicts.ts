@@ -51,10 +51,12 @@ export function scenarioVerdicts(runtime: Runtime, s: Scenario, r: ScenarioResul
     }
   }
   if (s.kind === 'translated' && s.passthroughRef) {
-    const ref = all[s.passthroughRef];
+    // The reference measured in this scenario's own rotation; a result without one (an older
+    // results file) falls back to the reference scenario's own rows, measured minutes apart.
+    const ref = r.passthrough ?? all[s.passthroughRef]?.gateway;
     if (!ref) out.push({ ok: true, text: `n/a (run ${s.passthroughRef} for the ratio)` });
     else {
-      const x = gwHigh.rps / high(ref.gateway.runs).rps;
+      const x = gwHigh.rps / high(ref.runs).rps;
       const t = TARGETS.translatedVsPassthrough;
       out.push({ ok: x >= t, text: `${mark(x >= t)} ${x.toFixed(2)}× pass ${x >= t ? '≥' : '<'} ${t}×` });
     }

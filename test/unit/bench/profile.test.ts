@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readJitDump, writePerfMap } from '../../../bench/lib/jitdump.ts';
 import { attributionMarkdown, createAttribution, frameKind, jsFunctionName, readPerfScript, type Sample } from '../../../bench/lib/perf-samples.ts';
-import { readThreadStat, threadCpuPerRequest } from '../../../bench/lib/proc-stats.ts';
+import { compilerMicros, readThreadStat, threadCpuPerRequest } from '../../../bench/lib/proc-stats.ts';
 
 /** A JITDump as JSC writes it: header, then records (CODE_LOAD = 0), little-endian. */
 function jitDump(records: Array<{ id: number; address?: bigint; name?: string; code?: number; size?: number }>): Uint8Array {
@@ -159,5 +159,13 @@ describe('CPU per thread from /proc', () => {
       { thread: 'Pool', user: 2, system: 0, total: 2 },
       { thread: '(threads that started or ended meanwhile)', user: NaN, system: NaN, total: 2 },
     ]);
+  });
+
+  it("sums the JIT compiler threads: Bun's JITWorker; on Node, the workers named like the main thread", () => {
+    const t = (tid: number, name: string, user: number, system: number) => ({ tid, name, user, system });
+    const bun = [t(10, 'bun', 9_000, 900), t(11, 'HTTP Client', 400, 4_000), t(12, 'JITWorker', 300, 20), t(13, 'JITWorker', 100, 0), t(14, 'mi-scavenger', 50, 50)];
+    expect(compilerMicros('bun', bun, 10)).toBe(420);
+    const node = [t(20, 'node', 9_000, 900), t(21, 'node', 700, 10), t(22, 'node', 200, 0), t(23, 'libuv-worker', 30, 0)];
+    expect(compilerMicros('node', node, 20)).toBe(910);
   });
 });

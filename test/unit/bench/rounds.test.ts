@@ -3,6 +3,7 @@ import { parseArgs } from '../../../bench/lib/args.ts';
 import { medianRun, rotation, type LoadRun } from '../../../bench/lib/measure.ts';
 import { thinMarkdown, type RuntimeResult } from '../../../bench/lib/report.ts';
 import { SCENARIOS } from '../../../bench/lib/scenarios.ts';
+import { scenarioVerdicts } from '../../../bench/lib/verdicts.ts';
 import { MiB } from '../../../bench/lib/stats.ts';
 
 const run = (rps: number, over: Partial<LoadRun> = {}): LoadRun => ({
@@ -59,5 +60,27 @@ describe('bench rounds with the thin gateway (--thin)', () => {
     // Scenarios without a thin measurement are left out; none at all gives nothing.
     expect(md).not.toContain('SSE');
     expect(thinMarkdown({ ...result, scenarios: {} }, SCENARIOS)).toBe('');
+  });
+});
+
+describe('translated throughput against its passthrough', () => {
+  const target = (rps: number) => ({ runs: [run(rps, { connections: 8 }), run(rps, { connections: 64 })] });
+  const translated = SCENARIOS.find((s) => s.name === 'claude-openai-sse')!;
+
+  it("reads the passthrough measured in the translated row's own rotation, not the passthrough row run minutes before", () => {
+    const own = { direct: target(40000), bare: target(12000), gateway: target(4000), passthrough: { runs: [run(9000)] } };
+    // The passthrough's own row ran while the machine was twice as fast: against it, 4,000 would fail.
+    const passRow = { direct: target(40000), bare: target(24000), gateway: target(18000) };
+    const verdicts = scenarioVerdicts('node', translated, own, { [translated.passthroughRef!]: passRow });
+    expect(verdicts.map((v) => v.text)).toContain('✗ 0.44× pass < 0.5×');
+    const fast = scenarioVerdicts('node', translated, { ...own, passthrough: { runs: [run(7000)] } }, { [translated.passthroughRef!]: passRow });
+    expect(fast.map((v) => v.text)).toContain('✓ 0.57× pass ≥ 0.5×');
+  });
+
+  it("falls back to the passthrough row for a result without one (an older results file)", () => {
+    const old = { direct: target(40000), bare: target(12000), gateway: target(4000) };
+    const verdicts = scenarioVerdicts('node', translated, old, { [translated.passthroughRef!]: { direct: target(40000), bare: target(20000), gateway: target(8000) } });
+    expect(verdicts.map((v) => v.text)).toContain('✓ 0.50× pass ≥ 0.5×');
+    expect(scenarioVerdicts('node', translated, old, {}).map((v) => v.text)).toContain(`n/a (run ${translated.passthroughRef} for the ratio)`);
   });
 });
