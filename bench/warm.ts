@@ -6,8 +6,7 @@
  * prints CPU per request of both and gateway ÷ bare. Loaded together, both see whatever the
  * machine does, so the ratio's course is the two processes warming up (JIT compilation, memory
  * first touched), not the machine drifting. A column apart shows the gateway's JIT compiler threads
- * (V8's background compile jobs run on Node's platform workers, GC being single-threaded under
- * `npm start`'s flags; JavaScriptCore's `JITWorker` on Bun), which share its pinned core.
+ * (`compilerMicros`), which share its pinned core.
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';

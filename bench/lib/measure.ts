@@ -41,6 +41,14 @@ export interface ScenarioResult {
   passthrough?: TargetResult;
 }
 
+/** One server loaded in a scenario's rotation, with the request (path, wrk script) it gets. */
+interface Target {
+  server: Server;
+  path: string;
+  scenario: Scenario;
+  name: string;
+}
+
 /** Other processes using more of the server's core than this make a run unreliable. */
 export const OTHER_LOAD_WARN_PCT = 5;
 
@@ -104,12 +112,6 @@ export async function measureScenario(opts: MeasureOptions, scenario: Scenario, 
 
   opts.say(`  ${scenario.name}: direct (nginx)`);
   const direct: TargetResult = { runs: [await load(opts, origin(nginxPort) + scenario.upstreamPath, scenario, low)] };
-  interface Target {
-    server: Server;
-    path: string;
-    scenario: Scenario;
-    name: string;
-  }
   const targets: Target[] = [
     { server: bare, path: scenario.upstreamPath, scenario, name: bare.name },
     { server: gateway, path: scenario.gatewayPath, scenario, name: gateway.name },
@@ -126,7 +128,7 @@ export async function measureScenario(opts: MeasureOptions, scenario: Scenario, 
   // over all of them instead of loading it onto whichever ran later.
   for (const c of opts.connections) {
     // The passthrough reference only feeds the throughput ratio, read at the highest count.
-    const present = targets.map((target, i) => i).filter((i) => c === highest || targets[i]!.scenario === scenario);
+    const present = targets.map((_, i) => i).filter((i) => c === highest || targets[i]!.scenario === scenario);
     for (let round = 0; round < opts.rounds; round++) {
       for (const k of rotation(present.length, round)) {
         const t = present[k]!;

@@ -109,14 +109,15 @@ export function readThreadStat(tid: number, stat: string): ThreadCpu {
 
 /**
  * CPU of a process's JIT compiler threads, in microseconds: JavaScriptCore's `JITWorker` threads on
- * Bun; on Node and Deno every thread but the main one named like it (V8's platform workers, which
- * run background compile jobs, and, unless GC is single-threaded, parallel GC tasks too).
+ * Bun; V8's platform workers elsewhere, which run its background compile jobs (and, unless GC is
+ * single-threaded, parallel GC tasks too): on Node the threads other than the main one with its
+ * name, on Deno `V8 DefaultWorker` (cut to 15 characters by the kernel).
  */
 export function compilerMicros(runtime: string, threads: readonly ThreadCpu[], mainTid: number): number {
   const main = threads.find((t) => t.tid === mainTid)?.name;
   let total = 0;
   for (const t of threads) {
-    const compiler = runtime === 'bun' ? t.name === 'JITWorker' : t.tid !== mainTid && t.name === main;
+    const compiler = runtime === 'bun' ? t.name === 'JITWorker' : runtime === 'deno' ? t.name.startsWith('V8 DefaultWorke') : t.tid !== mainTid && t.name === main;
     if (compiler) total += t.user + t.system;
   }
   return total;

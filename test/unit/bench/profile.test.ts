@@ -161,11 +161,13 @@ describe('CPU per thread from /proc', () => {
     ]);
   });
 
-  it("sums the JIT compiler threads: Bun's JITWorker; on Node, the workers named like the main thread", () => {
+  it("sums the JIT compiler threads: Bun's JITWorker; V8's workers on Node (named like the main thread) and Deno", () => {
     const t = (tid: number, name: string, user: number, system: number) => ({ tid, name, user, system });
     const bun = [t(10, 'bun', 9_000, 900), t(11, 'HTTP Client', 400, 4_000), t(12, 'JITWorker', 300, 20), t(13, 'JITWorker', 100, 0), t(14, 'mi-scavenger', 50, 50)];
     expect(compilerMicros('bun', bun, 10)).toBe(420);
     const node = [t(20, 'node', 9_000, 900), t(21, 'node', 700, 10), t(22, 'node', 200, 0), t(23, 'libuv-worker', 30, 0)];
     expect(compilerMicros('node', node, 20)).toBe(910);
+    const deno = [t(30, 'deno', 9_000, 900), t(31, 'deno', 500, 0), t(32, 'V8 DefaultWorke', 250, 5), t(33, 'tokio-runtime-w', 40, 0)];
+    expect(compilerMicros('deno', deno, 30)).toBe(255);
   });
 });
