@@ -101,8 +101,13 @@ async function writeWhole(reader: ChunkReader, res: ServerResponse, status: numb
   res.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
 }
 
-/** Relays a stream as it arrives; the client leaving cancels the reader (and so the upstream call). */
-async function writeStream(reader: ChunkReader, res: ServerResponse, status: number, headers: OutgoingHttpHeaders): Promise<void> {
+/**
+ * Relays a stream as it arrives; the client leaving cancels the reader (and so the upstream call).
+ * Not async: an answer that is already here whole (the usual short one) is written and ended
+ * without the promise and microtask an async function costs; only the rest of a longer stream
+ * goes through `relayRest`.
+ */
+function writeStream(reader: ChunkReader, res: ServerResponse, status: number, headers: OutgoingHttpHeaders): Promise<void> | undefined {
   res.writeHead(status, headers);
   // What came with the upstream's headers (a short answer often whole) is taken without a read and
   // leaves with the headers in one write (node:http corks a response's writes for the rest of the
@@ -113,14 +118,19 @@ async function writeStream(reader: ChunkReader, res: ServerResponse, status: num
     for (const chunk of ahead.chunks) writable = res.write(chunk);
     if (ahead.done) {
       res.end();
-      return;
+      return undefined;
     }
   }
+  return relayRest(reader, res, writable, !ahead?.chunks.length);
+}
+
+/** The part of a stream still to come, read and written chunk by chunk with write backpressure. */
+async function relayRest(reader: ChunkReader, res: ServerResponse, writable: boolean, headersOnly: boolean): Promise<void> {
   // A stream must show its headers before its first event, which may be a while; but when the
   // first chunk is already here (the usual case: it came with the upstream's headers), headers and
   // chunk leave in one write. setImmediate runs after this turn's promise jobs, so it fires only
   // when the first read is really waiting.
-  const flush = ahead?.chunks.length ? undefined : setImmediate(() => res.flushHeaders());
+  const flush = headersOnly ? setImmediate(() => res.flushHeaders()) : undefined;
   const cancel = () => void reader.cancel().catch(() => {});
   res.once('close', cancel);
   try {

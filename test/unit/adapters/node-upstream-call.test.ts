@@ -244,10 +244,16 @@ describe('createNodeFetch: an answer read through the dispatch handler', () => {
         },
       };
       const tapped = tapPassthroughUsage(counted, 'anthropic', (u) => usage.push(u));
-      await writeNodeReply(new Reply(200, { 'content-type': 'text/event-stream' }, tapped), res, req);
+      // Written and ended synchronously: no relay promise is left for an answer that was whole.
+      relayed = writeNodeReply(new Reply(200, { 'content-type': 'text/event-stream' }, tapped), res, req);
+      ended = res.writableEnded;
     });
+    let relayed: Promise<void> | undefined;
+    let ended = false;
     const got = await fetch(relay, { method: 'POST' });
     expect(await got.text()).toBe(events.join(''));
+    expect(relayed).toBeUndefined();
+    expect(ended).toBe(true);
     expect(chunks).toBeGreaterThan(1);
     expect(reads).toBe(0);
     expect(writes).toBe(1);
