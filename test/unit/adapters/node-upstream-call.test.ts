@@ -228,6 +228,8 @@ describe('createNodeFetch: an answer read through the dispatch handler', () => {
     let writes = 0;
     let reads = 0;
     let chunks = 0;
+    let relayed: Promise<void> | undefined;
+    let ended = false;
     const usage: unknown[] = [];
     const relay = await serve(async (req, res) => {
       tapSocketWrites(res, () => writes++);
@@ -248,8 +250,6 @@ describe('createNodeFetch: an answer read through the dispatch handler', () => {
       relayed = writeNodeReply(new Reply(200, { 'content-type': 'text/event-stream' }, tapped), res, req);
       ended = res.writableEnded;
     });
-    let relayed: Promise<void> | undefined;
-    let ended = false;
     const got = await fetch(relay, { method: 'POST' });
     expect(await got.text()).toBe(events.join(''));
     expect(relayed).toBeUndefined();
