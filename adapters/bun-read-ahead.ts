@@ -5,6 +5,8 @@ export type ReadResult = ReadableStreamReadResult<Uint8Array>;
 /** What a stream already held when it was handed over, and the read still pending if it goes on. */
 export interface ReadAhead {
   chunks: Uint8Array[];
+  /** The chunks' bytes in all. */
+  size: number;
   done: boolean;
   next?: Promise<ReadResult>;
 }
@@ -27,7 +29,7 @@ export function readAhead(reader: ChunkReader): Promise<ReadAhead> {
     const finish = (done: boolean, next?: Promise<ReadResult>) => {
       clearImmediate(timer);
       waiting = false;
-      resolve({ chunks, done, next });
+      resolve({ chunks, size, done, next });
     };
     // A read still pending here has to wait for I/O: it is the pull's to await.
     const timer = setImmediate(() => finish(false, pending));

@@ -1,3 +1,4 @@
+import { joinBytes } from '../core/http/join-bytes.ts';
 import { Reply, replyToResponse, type ChunkReader } from '../core/index.ts';
 import { readAhead, type ReadResult } from './bun-read-ahead.ts';
 
@@ -16,16 +17,17 @@ export function writeBunResponse(reply: Reply | Response, written?: () => void):
   const body = reply.body;
   const reader: ChunkReader = body instanceof ReadableStream ? body.getReader() : body;
   return readAhead(reader).then((ahead) => {
+    // A stream that ended within the read-ahead (a short answer, a fast upstream) is one body:
+    // no direct stream, pull or async frame for it, and it leaves with a Content-Length.
+    if (ahead.done) {
+      written?.();
+      return new Response(joinBytes(ahead.chunks, ahead.size) as BodyInit, { status: reply.status, headers: reply.headers });
+    }
     const stream = new ReadableStream({
       type: 'direct',
       async pull(controller: { write(chunk: Uint8Array): void; flush(): void; close(): void }) {
-        // What was already here goes out with the headers, in one send; a stream that ended
-        // within it goes out whole, terminator included.
+        // What was already here goes out with the headers, in one send.
         for (const chunk of ahead.chunks) controller.write(chunk);
-        if (ahead.done) {
-          written?.();
-          return controller.close();
-        }
         // A read that throws (a relayed stream whose upstream broke off) propagates: Bun then cuts
         // the connection, so the client sees a broken stream, not a complete-looking one.
         let next: Promise<ReadResult> | undefined = ahead.next;

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { readThinConfig, settleThin } from './lib/thin-gateway.ts';
 import { readAhead } from '../adapters/bun-read-ahead.ts';
+import { joinBytes } from '../core/http/join-bytes.ts';
 
 const { keys, routes } = readThinConfig(process.argv, process.env, (path) => readFileSync(path, 'utf8'));
 const HEADERS_TIMEOUT_MS = 600_000;
@@ -62,11 +63,17 @@ async function handle(request: Request): Promise<Response> {
     settleThin(id, key, route.model, res.status, answer, started);
     return new Response(answer, { status: res.status, headers });
   }
-  // Relayed chunk by chunk through a direct stream, as Switchyard's Bun adapter relays (what is
-  // already here read ahead, so it leaves with the headers); usage is read from the first and the
-  // last chunk (message_start, message_delta).
+  // Relayed as Switchyard's Bun adapter relays: what is already here read ahead, a stream that
+  // ended within it sent as one body, any other chunk by chunk through a direct stream; usage is
+  // read from the first and the last chunk (message_start, message_delta).
   const reader = res.body!.getReader();
   const ahead = await readAhead(reader);
+  if (ahead.done) {
+    const { chunks } = ahead;
+    const seen = (chunks.length ? decoder.decode(chunks[0]) : '') + (chunks.length > 1 ? decoder.decode(chunks[chunks.length - 1]) : '');
+    settleThin(id, key, route.model, res.status, seen, started);
+    return new Response(joinBytes(chunks, ahead.size) as BodyInit, { status: res.status, headers });
+  }
   let head: Uint8Array | undefined;
   let tail: Uint8Array | undefined;
   const see = (value: Uint8Array) => {

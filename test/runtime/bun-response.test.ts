@@ -6,26 +6,44 @@ import { ROOT, runtimeBin } from './spawn-gateway.ts';
 const run = promisify(execFile);
 const bun = runtimeBin('bun');
 
+interface Wire {
+  length: string | null;
+  chunked: boolean;
+  body: string;
+}
+
 interface Probe {
   status: number;
   type: string | null;
   answeredMs: number;
   readsBeforeBody: number;
+  writtenBeforeBody: boolean;
   body: string;
 }
 
 /**
  * The Bun relay reads what a stream already holds before it hands Bun the Response, so that
  * headers, those chunks and (for an answer that is already whole) the terminator leave in one
- * send; a chunk still on its way must not hold the headers back.
+ * send (an answer already whole as one body, with its length); a chunk still on its way must not
+ * hold the headers back.
  */
 describe.skipIf(!bun)('writeBunResponse (on Bun)', () => {
   it('reads ahead what is already there, never waits for what is not, and still relays every byte', async () => {
     const { stdout } = await run(bun!, ['run', 'test/runtime/fixtures/bun-response-probe.ts'], { cwd: ROOT });
-    const result = JSON.parse(stdout) as Record<'ready' | 'waiting' | 'partly' | 'failing' | 'long', Probe> & { whole: boolean };
+    const result = JSON.parse(stdout) as Record<'ready' | 'waiting' | 'partly' | 'failing' | 'long', Probe> & {
+      whole: boolean;
+      readyOnWire: Wire;
+      partlyOnWire: Wire;
+    };
 
     // Both chunks and the end were read before the Response existed: Bun sends them with the headers.
     expect(result.ready).toMatchObject({ status: 200, type: 'text/event-stream', readsBeforeBody: 3, body: 'event: a\n\nevent: b\n\n' });
+    // ... as one body, not a stream for Bun to pull: the answer is in Bun's hands with the Response.
+    expect(result.ready.writtenBeforeBody).toBe(true);
+    expect(result.partly.writtenBeforeBody).toBe(false);
+    // On the wire: an answer that was whole leaves with its length; one that goes on, chunk by chunk.
+    expect(result.readyOnWire).toEqual({ length: '20', chunked: false, body: 'event: a\n\nevent: b\n\n' });
+    expect(result.partlyOnWire).toEqual({ length: null, chunked: true, body: 'event: now\n\nevent: later\n\n' });
     // The only chunk comes 200 ms later: the Response is answered at once, the chunk follows.
     expect(result.waiting.answeredMs).toBeLessThan(100);
     expect(result.waiting).toMatchObject({ readsBeforeBody: 1, body: 'event: late\n\n' });
