@@ -108,19 +108,21 @@ async function writeWhole(reader: ChunkReader, res: ServerResponse, status: numb
  * goes through `relayRest`.
  */
 function writeStream(reader: ChunkReader, res: ServerResponse, status: number, headers: OutgoingHttpHeaders): Promise<void> | undefined {
-  res.writeHead(status, headers);
-  // What came with the upstream's headers (a short answer often whole) is taken without a read and
-  // leaves with the headers in one write (node:http corks a response's writes for the rest of the
-  // turn); an answer that ended with it is finished right here.
+  // What came with the upstream's headers (a short answer often whole) is taken without a read.
   const ahead = reader.readBuffered?.();
-  let writable = true;
-  if (ahead) {
-    for (const chunk of ahead.chunks) writable = res.write(chunk);
-    if (ahead.done) {
-      res.end();
-      return undefined;
-    }
+  if (ahead?.done) {
+    // Ended already: one body with its length, as the Bun adapter sends it, not chunked framing.
+    const { chunks } = ahead;
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    headers['content-length'] = body.byteLength;
+    res.writeHead(status, headers).end(body);
+    return undefined;
   }
+  // The rest leaves with the headers in one write (node:http corks a response's writes for the
+  // rest of the turn).
+  res.writeHead(status, headers);
+  let writable = true;
+  if (ahead) for (const chunk of ahead.chunks) writable = res.write(chunk);
   return relayRest(reader, res, writable, !ahead?.chunks.length);
 }
 

@@ -215,7 +215,7 @@ describe('createNodeFetch: an answer read through the dispatch handler', () => {
   });
 
   // The relay takes a whole answer without reading it: the tap still sees every byte, and all of
-  // it (several upstream chunks) leaves in one socket write.
+  // it (several upstream chunks) leaves in one socket write, as one body with its length.
   it('relays a whole answer of several chunks through the usage tap with no read, in one socket write', async () => {
     const events = ['event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":5,"output_tokens":1}}}\n\n', 'event: ping\ndata: {"type":"ping"}\n\n', 'event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":9}}\n\n'];
     const upstream = await serve((_req, res) => {
@@ -252,6 +252,9 @@ describe('createNodeFetch: an answer read through the dispatch handler', () => {
     });
     const got = await fetch(relay, { method: 'POST' });
     expect(await got.text()).toBe(events.join(''));
+    // One body with its length, not chunked framing around the upstream's chunks.
+    expect(got.headers.get('content-length')).toBe(String(events.join('').length));
+    expect(got.headers.get('transfer-encoding')).toBeNull();
     expect(relayed).toBeUndefined();
     expect(ended).toBe(true);
     expect(chunks).toBeGreaterThan(1);
