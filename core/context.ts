@@ -58,6 +58,8 @@ export interface RequestContext {
   key?: KeyRecord;
   model?: string;
   provider?: string;
+  /** Where routing goes on when an async handler's answer turns out to be nothing (see dispatch). */
+  nextRoute?: number;
 }
 
 /**
@@ -70,6 +72,7 @@ export class Context implements RequestContext {
   key?: KeyRecord;
   model?: string;
   provider?: string;
+  nextRoute = 0;
   #url: URL | undefined;
   #query: URLSearchParams | undefined;
 

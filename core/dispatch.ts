@@ -9,12 +9,13 @@ import { isPromise, type MaybePromise } from './maybe-promise.ts';
  * itty's `fetch` also parses the URL again and builds a query object for every request, and
  * awaits every handler, a guard that answered synchronously too; here the path comes from
  * the context, read once, and only a handler's real promise is waited for.
+ *
+ * A route's promise is returned as it is, not chained to the next route: the caller awaits it
+ * anyway, and should it resolve to nothing, goes on with `dispatch(routes, request, ctx,
+ * ctx.nextRoute)` (the gateway's handler loops so). A `then` here cost every request a promise and a
+ * microtask for a fall-through that only a route answering nothing needs.
  */
-export function dispatch(routes: readonly RouteEntry[], request: IRequestStrict, ctx: RequestContext): MaybePromise<unknown> {
-  return runFrom(routes, 0, request, ctx);
-}
-
-function runFrom(routes: readonly RouteEntry[], first: number, request: IRequestStrict, ctx: RequestContext): MaybePromise<unknown> {
+export function dispatch(routes: readonly RouteEntry[], request: IRequestStrict, ctx: RequestContext, first = 0): MaybePromise<unknown> {
   const path = ctx.path;
   for (let i = first; i < routes.length; i++) {
     const [method, pattern, handlers] = routes[i]!;
@@ -23,7 +24,10 @@ function runFrom(routes: readonly RouteEntry[], first: number, request: IRequest
     if (!match) continue;
     request.params = (match.groups ?? {}) as IRequestStrict['params'];
     const answer = runHandlers(handlers, 0, request, ctx);
-    if (isPromise(answer)) return answer.then((value) => value ?? runFrom(routes, i + 1, request, ctx));
+    if (isPromise(answer)) {
+      ctx.nextRoute = i + 1;
+      return answer;
+    }
     if (answer != null) return answer;
   }
   return undefined;
@@ -33,7 +37,7 @@ function runFrom(routes: readonly RouteEntry[], first: number, request: IRequest
 function runHandlers(handlers: RouteEntry[2], first: number, request: IRequestStrict, ctx: RequestContext): MaybePromise<unknown> {
   for (let i = first; i < handlers.length; i++) {
     const answer: unknown = handlers[i]!(request, ctx);
-    // The route's last handler: its promise is the route's answer as it is (runFrom looks at it).
+    // The route's last handler: its promise is the route's answer as it is (dispatch looks at it).
     if (isPromise(answer)) return i === handlers.length - 1 ? answer : answer.then((value) => value ?? runHandlers(handlers, i + 1, request, ctx));
     if (answer != null) return answer;
   }

@@ -94,8 +94,10 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
     let response: Reply | Response;
     let failure: string | undefined;
     try {
-      const answer = dispatch(router.routes, request as unknown as IRequestStrict, ctx);
-      response = (isPromise(answer) ? await answer : answer) as Reply | Response;
+      // Routes that answer nothing, async, fall through here (see dispatch).
+      let answer = dispatch(router.routes, request as unknown as IRequestStrict, ctx);
+      while (isPromise(answer)) answer = (await answer) ?? dispatch(router.routes, request as unknown as IRequestStrict, ctx, ctx.nextRoute);
+      response = answer as Reply | Response;
     } catch (thrown) {
       const err = toGatewayError(thrown);
       if (err.kind === 'internal') services.logError(ctx.id, thrown);

@@ -2,6 +2,7 @@ import { Router, type IRequestStrict } from 'itty-router';
 import { describe, expect, it } from 'vitest';
 import type { RequestContext } from '../../../core/context.ts';
 import { dispatch } from '../../../core/dispatch.ts';
+import { isPromise } from '../../../core/maybe-promise.ts';
 
 type Handler = (req: IRequestStrict, ctx: RequestContext) => unknown;
 
@@ -10,7 +11,15 @@ function run(routes: (router: ReturnType<typeof Router<IRequestStrict, [RequestC
   routes(router);
   const request = new Request(url, { method }) as unknown as IRequestStrict;
   const ctx = { path: new URL(url).pathname } as RequestContext;
-  return { answer: dispatch(router.routes, request, ctx), request };
+  const first = dispatch(router.routes, request, ctx);
+  return { answer: isPromise(first) ? settle(first) : first, request };
+
+  // As the gateway's handler does: an async route that answered nothing hands on to the next.
+  async function settle(pending: Promise<unknown>): Promise<unknown> {
+    let answer: unknown = pending;
+    while (isPromise(answer)) answer = (await answer) ?? dispatch(router.routes, request, ctx, ctx.nextRoute);
+    return answer;
+  }
 }
 
 describe('dispatch over itty route table', () => {
@@ -56,6 +65,19 @@ describe('dispatch over itty route table', () => {
       r.all('*', () => 'after');
     }, 'GET', 'http://x/p').answer).toBe('after');
     expect(run((r) => r.get('/p', () => 'x'), 'GET', 'http://x/other').answer).toBeUndefined();
+  });
+
+  it("returns an async route's own promise, not one chained to it, and where to go on from", async () => {
+    const router = Router<IRequestStrict, [RequestContext]>();
+    let pending: Promise<unknown> | undefined;
+    router.get('/skip', () => 'no');
+    router.get('/p', () => undefined, () => (pending = Promise.resolve('answer')));
+    router.all('*', () => 'after');
+    const ctx = { path: '/p' } as RequestContext;
+    const answer = dispatch(router.routes, new Request('http://x/p') as unknown as IRequestStrict, ctx);
+    expect(answer).toBe(pending);
+    expect(ctx.nextRoute).toBe(2);
+    expect(await answer).toBe('answer');
   });
 
   it('an async handler rejecting rejects the answer', async () => {
