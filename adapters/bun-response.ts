@@ -18,7 +18,7 @@ export function writeBunResponse(reply: Reply | Response, written?: () => void):
   const reader: ChunkReader = body instanceof ReadableStream ? body.getReader() : body;
   return readAhead(reader).then((ahead) => {
     // A stream that ended within the read-ahead (a short answer, a fast upstream) is one body:
-    // no direct stream, pull or async frame for it, and it leaves with a Content-Length.
+    // no direct stream, pull or async frame for it.
     if (ahead.done) {
       written?.();
       return new Response(joinBytes(ahead.chunks, ahead.size) as BodyInit, { status: reply.status, headers: reply.headers });

@@ -12,8 +12,8 @@ import { isPromise, type MaybePromise } from './maybe-promise.ts';
  *
  * A route's promise is returned as it is, not chained to the next route: the caller awaits it
  * anyway, and should it resolve to nothing, goes on with `dispatch(routes, request, ctx,
- * ctx.nextRoute)` (the gateway's handler loops so). A `then` here cost every request a promise and a
- * microtask for a fall-through that only a route answering nothing needs.
+ * ctx.nextRoute)`, as the gateway's handler does. A `then` here cost every request a promise
+ * and a microtask, for a fall-through that only a route answering nothing needs.
  */
 export function dispatch(routes: readonly RouteEntry[], request: IRequestStrict, ctx: RequestContext, first = 0): MaybePromise<unknown> {
   const path = ctx.path;

@@ -23,9 +23,8 @@ interface Probe {
 
 /**
  * The Bun relay reads what a stream already holds before it hands Bun the Response, so that
- * headers, those chunks and (for an answer that is already whole) the terminator leave in one
- * send (an answer already whole as one body, with its length); a chunk still on its way must not
- * hold the headers back.
+ * headers and those chunks leave in one send, and an answer that has already ended goes to Bun as
+ * one body; a chunk still on its way must not hold the headers back.
  */
 describe.skipIf(!bun)('writeBunResponse (on Bun)', () => {
   it('reads ahead what is already there, never waits for what is not, and still relays every byte', async () => {
