@@ -63,6 +63,13 @@ const webFetch: UpstreamFetch = async (url: string) => {
   return new Response(stream, { headers: { 'content-type': type } });
 };
 
+/** A body file's bytes, with `model` in place of its own where given (as the wrk scripts send it). */
+function readBodyFile(file: string, model: string | undefined): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(readFileSync(join(ROOT, 'bench', 'bodies', file)));
+  if (!model) return bytes;
+  return new TextEncoder().encode(JSON.stringify({ ...(JSON.parse(new TextDecoder().decode(bytes)) as object), model }));
+}
+
 function answerFor(url: string): [file: string, type: string] {
   const path = new URL(url).pathname;
   const prefix = Object.keys(ANSWERS).find((p) => path.startsWith(p));
@@ -173,7 +180,7 @@ for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(','
   // What the wrk scripts send (bench/lib/request.ts reads bodies relative to its own source
   // file, which this compiled probe no longer sits next to).
   const headers = new Headers(familyHeaders(scenario.gatewayPath));
-  const body = scenario.body ? new Uint8Array(readFileSync(join(ROOT, 'bench', 'bodies', scenario.body))) : undefined;
+  const body = scenario.body ? readBodyFile(scenario.body, scenario.bodyModel) : undefined;
   if (body) {
     headers.set('content-type', 'application/json');
     headers.set('content-length', String(body.byteLength));

@@ -18,12 +18,16 @@ export function familyHeaders(gatewayPath: string): Record<string, string> {
   return headers;
 }
 
-/** The scenario's request body, with the model replaced when `model` is given (drip variants). */
+/**
+ * The scenario's request body, as the wrk script sends it: with the model replaced when `model`
+ * is given (drip variants) or the scenario names one (`bodyModel`).
+ */
 export function requestBody(scenario: Scenario, model?: string): string | undefined {
   if (!scenario.body) return undefined;
   const text = readFileSync(join(ROOT, 'bench', 'bodies', scenario.body), 'utf8');
-  if (!model) return text;
-  return JSON.stringify({ ...(JSON.parse(text) as object), model });
+  const wanted = model ?? scenario.bodyModel;
+  if (!wanted) return text;
+  return JSON.stringify({ ...(JSON.parse(text) as object), model: wanted });
 }
 
 export function requestInit(scenario: Scenario, model?: string): { method: string; headers: Record<string, string>; body?: string } {

@@ -5,12 +5,18 @@ local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
 local bodies = here .. '../bodies/'
 local key = os.getenv('BENCH_KEY') or 'sy-bench-key-0123456789abcdef'
 
-function bench_request(method, body_file, family)
+-- model: sent in place of the body file's own (the file names it once, as its first member).
+function bench_request(method, body_file, family, model)
   wrk.method = method
   if body_file then
     local f = assert(io.open(bodies .. body_file, 'rb'))
     wrk.body = f:read('*a')
     f:close()
+    if model then
+      local n
+      wrk.body, n = wrk.body:gsub('^{"model":"[^"]*"', '{"model":"' .. model .. '"', 1)
+      assert(n == 1, body_file .. ': the body does not start with its model')
+    end
     wrk.headers['content-type'] = 'application/json'
   end
   if family == 'anthropic' then
