@@ -91,6 +91,9 @@ class ChatRun {
     try {
       const pass = call.passthrough && selectPassthrough(upstream, target, call.family);
       if (pass) {
+        // The passthrough sends the client's bytes: a large body's parsed object can go (see
+        // JsonBody); a translation after it parses the text again.
+        call.passthrough!.source.release();
         const passCall = Object.assign({}, call.passthrough!) as PassthroughCall;
         passCall.target = target;
         passCall.warn = (message) => void call.warnings.push(message);

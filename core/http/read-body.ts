@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors.ts';
 import { joinBytes } from './join-bytes.ts';
+import { JsonBody } from './json-body.ts';
 
 /**
  * Reads a request body, refusing it with 413 as soon as it grows past `limit` bytes, so an
@@ -62,7 +63,7 @@ const decoder = new TextDecoder();
  * A body from `readBody` → a JSON object; over the limit is a 413, malformed JSON or a
  * non-object a 400 with its own message. `await readBody(…)` then this, in the handler.
  */
-export function parseJsonBody(body: Uint8Array, limit: number): { bytes: Uint8Array; text: string; json: Record<string, unknown> } {
+export function parseJsonBody(body: Uint8Array, limit: number): JsonBody {
   const bytes = checkSize(body, limit);
   const text = decoder.decode(bytes);
   let json: unknown;
@@ -74,7 +75,7 @@ export function parseJsonBody(body: Uint8Array, limit: number): { bytes: Uint8Ar
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new GatewayError('invalid_request', 'Request body must be a JSON object');
   }
-  return { bytes, text, json: json as Record<string, unknown> };
+  return new JsonBody(bytes, text, json as Record<string, unknown>);
 }
 
 function tooLarge(limit: number): GatewayError {

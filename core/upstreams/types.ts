@@ -1,5 +1,6 @@
 import type { RouteTarget } from '../catalog.ts';
 import type { GatewayError } from '../errors.ts';
+import type { JsonBody } from '../http/json-body.ts';
 import type { ChunkReader } from '../http/reply.ts';
 import type { ChatRequest, ChatResult, SourceFamily, StreamEvent, UpstreamKind } from '../ir.ts';
 
@@ -97,13 +98,12 @@ export interface Passthrough {
 
 export interface PassthroughCall {
   target: RouteTarget;
-  /** The client's parsed body; only `model` may be rewritten. */
-  body: Record<string, unknown>;
   /**
-   * The same body as the client sent it, when the caller has the text: writers then send it as it
-   * is or splice the model in (see json-splice.ts) instead of serialising `body` again.
+   * The client's body (bytes, text and parsed object); only `model` may be rewritten. Writers send
+   * its bytes or splice the model into them (see json-splice.ts) rather than serialise the object
+   * again, and read `source.object` only when they must (it may be parsed again for them).
    */
-  text?: string;
+  source: JsonBody;
   /** The client's headers (version and beta headers are forwarded from here). */
   headers: Pick<HeadersLike, 'get'>;
   action: 'messages' | 'count_tokens' | 'generateContent' | 'streamGenerateContent' | 'countTokens';

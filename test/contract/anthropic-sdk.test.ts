@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, sseChunks, type FakeHandler, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
 import { loadFixture, loadJsonFixture } from '../helpers/streams.ts';
+import { KEEP_OBJECT_BYTES } from '../../core/http/json-body.ts';
 
 type AnyClient = InstanceType<typeof Anthropic1>;
 const SDKS: Array<[string, new (opts: Record<string, unknown>) => unknown, string]> = [
@@ -46,6 +47,11 @@ beforeEach(() => {
   oss.requests.length = 0;
 });
 
+/** Turns of a long agent conversation with text in one- to four-byte UTF-8 (~90 KB as JSON). */
+function longContext(): Array<{ role: 'user' | 'assistant'; content: string }> {
+  return Array.from({ length: 60 }, (_, i) => ({ role: i % 2 ? ('assistant' as const) : ('user' as const), content: `turn ${i}: café — 日本 🎉 "quoted" \\ ${'lorem ipsum '.repeat(120)}` }));
+}
+
 const sse = (name: string): FakeHandler => () => ({ chunks: sseChunks(loadFixture(name)), delayMs: 2 });
 const json = (name: string, status = 200): FakeHandler => () => ({ status, body: loadJsonFixture(name) });
 
@@ -65,6 +71,15 @@ describe.each(SDKS)('%s', (_name, Client, version) => {
       expect(seen.headers.authorization).toBeUndefined();
       expect(seen.headers['anthropic-version']).toBe(version);
       expect(JSON.stringify(seen.headers)).not.toContain(TEST_KEY);
+    });
+
+    it("a coding agent's long context (past the size whose parse is let go) goes up as the SDK's own bytes, only the model spliced in", async () => {
+      anthropic.reply(json('anthropic/upstream-message.json'));
+      const params = { model: CLAUDE, max_tokens: 1024, system: 'Résumé — naïve ✓', messages: longContext(), tools: [weatherTool] };
+      await client().messages.create(params);
+      const seen = anthropic.requests[0]!;
+      expect(seen.body.length).toBeGreaterThan(KEEP_OBJECT_BYTES);
+      expect(seen.body).toBe(JSON.stringify({ ...params, model: 'claude-sonnet-4-6-20260101' }));
     });
 
     it('messages.stream() → finalMessage() accumulates thinking, signature, text and tool input', async () => {
@@ -108,6 +123,15 @@ describe.each(SDKS)('%s', (_name, Client, version) => {
       expect(sent.url).toBe('/v1/chat/completions');
       expect(sent.headers.authorization).toBe('Bearer sk-oss-upstream');
       expect(sent.json).toMatchObject({ model: 'openai/gpt-oss-120b', messages: [{ role: 'system', content: 'Be terse.' }, { role: 'user', content: 'Say hi' }] });
+    });
+
+    it('translates a long context', async () => {
+      oss.reply(json('openai/text.json'));
+      const messages = longContext();
+      await client().messages.create({ model: OSS, max_tokens: 256, messages });
+      const sent = oss.requests[0]!.json as { messages: Array<{ role: string; content: unknown }> };
+      expect(sent.messages.map((m) => m.role)).toEqual(messages.map((m) => m.role));
+      expect(sent.messages.at(-1)!.content).toBe(messages.at(-1)!.content);
     });
 
     it('tool use and thinking round trip through the stream helper and back', async () => {

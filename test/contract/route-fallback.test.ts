@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, sseChunks, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
 import { loadFixture, loadJsonFixture } from '../helpers/streams.ts';
+import { KEEP_OBJECT_BYTES } from '../../core/http/json-body.ts';
 
 /** A model with two routes: an OpenAI-compatible host first, the Anthropic API second (and the reverse). */
 let oss: FakeUpstream;
@@ -46,6 +47,14 @@ describe('routes are tried in order until one can answer', () => {
     expect(message.stop_reason).toBe('tool_use');
     expect([oss.requests.length, claude.requests.length]).toEqual([1, 1]);
     expect(gateway.logs.at(-1)).toMatchObject({ status: 200, provider: 'claude' });
+  });
+
+  it('a passthrough that let a long context go hands it on to a translating route, which parses it again', async () => {
+    claude.reply(() => ({ status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }));
+    const long = `café — 日本 🎉 ${'lorem ipsum '.repeat(Math.ceil(KEEP_OBJECT_BYTES / 12))}`;
+    await ask('acme.claude-first', long);
+    expect(claude.requests[0]!.body.length).toBeGreaterThan(KEEP_OBJECT_BYTES);
+    expect(oss.requests[0]!.json.messages).toEqual([{ role: 'user', content: long }]);
   });
 
   it('a route that cannot express the request (a PDF to a host without file support) hands it on', async () => {

@@ -30,27 +30,29 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: Gua
   router.post(`${base}/v1/messages`, guard, async (request, ctx) => {
     const headers = readHeaders(request);
     const limit = ctx.services.config.limits.maxBodyBytes;
-    const { bytes, text, json } = parseJsonBody(await readBody(request, limit), limit);
-    const head = readMessagesHead(json);
-    const model = ctx.services.catalog.resolve(head.model);
-    const stream = head.stream === true;
+    const body = parseJsonBody(await readBody(request, limit), limit);
+    // The head's fields are taken apart: the head may be the parsed object itself, which only
+    // `body` may keep from here (a passthrough lets a large one go: see JsonBody).
+    const { model: name, stream: streamed, max_tokens: maxTokens } = readMessagesHead(body.object);
+    const model = ctx.services.catalog.resolve(name);
+    const stream = streamed === true;
     const warnings: string[] = [];
     const warn = (message: string) => warnings.push(message);
     const outcome = await runChat({
       ctx,
       model,
       family: 'anthropic',
-      request: () => readAnthropicRequest(parseWith(MessagesRequest, json), { stream, betas: headers.betas, warn }),
+      request: () => readAnthropicRequest(parseWith(MessagesRequest, body.object), { stream, betas: headers.betas, warn }),
       warnings,
-      admission: { bodyBytes: bytes.byteLength, maxOutputTokens: head.max_tokens },
-      passthrough: { body: json, text, headers: request.headers, action: 'messages', stream },
+      admission: { bodyBytes: body.bytes.byteLength, maxOutputTokens: maxTokens },
+      passthrough: { source: body, headers: request.headers, action: 'messages', stream },
     });
     if (outcome.kind === 'reply') return withWarnings(outcome.reply, warnings);
     if (outcome.kind === 'result') {
-      const message = writeAnthropicResponse(outcome.result, { model: head.model, warn });
+      const message = writeAnthropicResponse(outcome.result, { model: name, warn });
       return jsonReply(ctx, message, 200, writeWarnings(warnings));
     }
-    const events = outcome.events.pipe(createAnthropicStreamWriter({ model: head.model, id: `msg_${ctx.id}` }));
+    const events = outcome.events.pipe(createAnthropicStreamWriter({ model: name, id: `msg_${ctx.id}` }));
     const frames = events.toReader((err) => {
       const error = toGatewayError(err);
       if (error.kind === 'internal') ctx.services.logError(ctx.id, err);
@@ -62,16 +64,16 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: Gua
   router.post(`${base}/v1/messages/count_tokens`, guard, async (request, ctx) => {
     const headers = readHeaders(request);
     const limit = ctx.services.config.limits.maxBodyBytes;
-    const { text, json } = parseJsonBody(await readBody(request, limit), limit);
-    const head = parseWith(CountTokensHead, json);
+    const body = parseJsonBody(await readBody(request, limit), limit);
+    const head = parseWith(CountTokensHead, body.object);
     const model = ctx.services.catalog.resolve(head.model);
     const warnings: string[] = [];
     const outcome = await runCountTokens({
       ctx,
       model,
       family: 'anthropic',
-      request: () => readAnthropicRequest(parseWith(CountTokensRequest, json), { stream: false, betas: headers.betas, warn: (m) => warnings.push(m) }),
-      passthrough: { body: json, text, headers: request.headers, action: 'count_tokens', stream: false },
+      request: () => readAnthropicRequest(parseWith(CountTokensRequest, body.object), { stream: false, betas: headers.betas, warn: (m) => warnings.push(m) }),
+      passthrough: { source: body, headers: request.headers, action: 'count_tokens', stream: false },
     });
     if (outcome.kind === 'reply') return withWarnings(outcome.reply, warnings);
     const out = writeWarnings(warnings);

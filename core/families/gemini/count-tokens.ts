@@ -2,6 +2,7 @@
 import type { CatalogModel } from '../../catalog.ts';
 import { runCountTokens, TOKEN_COUNT_HEADER } from '../../chat/run-count-tokens.ts';
 import type { RequestContext } from '../../context.ts';
+import type { JsonBody } from '../../http/json-body.ts';
 import type { Reply } from '../../http/reply.ts';
 import { jsonReply } from '../../http/respond.ts';
 import { parseWith } from '../../validate.ts';
@@ -15,8 +16,8 @@ import type { PassthroughCall } from '../../upstreams/types.ts';
  * `{generateContentRequest}`; a Gemini route gets it as it is, other routes count the IR.
  * `x-switchyard-token-count` says whether the number is the provider's or an estimate.
  */
-export async function countGeminiTokens(ctx: RequestContext, model: CatalogModel, json: Record<string, unknown>, headers: PassthroughCall['headers']): Promise<Reply> {
-  const body = parseWith(GeminiCountTokensRequest, json);
+export async function countGeminiTokens(ctx: RequestContext, model: CatalogModel, source: JsonBody, headers: PassthroughCall['headers']): Promise<Reply> {
+  const body = parseWith(GeminiCountTokensRequest, source.object);
   const warnings: string[] = [];
   const outcome = await runCountTokens({
     ctx,
@@ -28,7 +29,7 @@ export async function countGeminiTokens(ctx: RequestContext, model: CatalogModel
         stream: false,
         warn: (m) => warnings.push(m),
       }),
-    passthrough: { body: json, headers, action: 'countTokens', stream: false },
+    passthrough: { source, headers, action: 'countTokens', stream: false },
   });
   if (outcome.kind === 'reply') return outcome.reply;
   const out = writeWarnings(warnings, { [TOKEN_COUNT_HEADER]: outcome.source });

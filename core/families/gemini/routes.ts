@@ -47,10 +47,11 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Reply
   }
   const model = ctx.services.catalog.resolve(name);
   const limit = ctx.services.config.limits.maxBodyBytes;
-  const { bytes, text, json } = parseJsonBody(await readBody(req, limit), limit);
-  if (action === 'countTokens') return countGeminiTokens(ctx, model, json, req.headers);
+  const body = parseJsonBody(await readBody(req, limit), limit);
+  if (action === 'countTokens') return countGeminiTokens(ctx, model, body, req.headers);
 
-  const head = readGenerateContentHead(json);
+  // Only `body` may keep the parsed object from here (a passthrough lets a large one go: see JsonBody).
+  const maxOutputTokens = readGenerateContentHead(body.object).generationConfig?.maxOutputTokens;
   const stream = action === 'streamGenerateContent';
   const sse = stream && ctx.query.get('alt') === 'sse';
   const warnings: string[] = [];
@@ -59,10 +60,10 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Reply
     model,
     family: 'gemini',
     warnings,
-    admission: { bodyBytes: bytes.byteLength, maxOutputTokens: head.generationConfig?.maxOutputTokens },
-    request: () => readGeminiRequest(parseWith(GeminiGenerateContentRequest, json), { model: model.id, stream, warn: (m) => warnings.push(m) }),
+    admission: { bodyBytes: body.bytes.byteLength, maxOutputTokens },
+    request: () => readGeminiRequest(parseWith(GeminiGenerateContentRequest, body.object), { model: model.id, stream, warn: (m) => warnings.push(m) }),
     // `stream` tells the Gemini upstream to ask for SSE; without it a streamed call keeps the JSON-array form.
-    passthrough: { body: json, text, headers: req.headers, action: action as Action, stream: sse },
+    passthrough: { source: body, headers: req.headers, action: action as Action, stream: sse },
   });
   if (outcome.kind === 'reply') return outcome.reply;
   const headers = writeWarnings(warnings);

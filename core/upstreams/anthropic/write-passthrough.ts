@@ -1,7 +1,8 @@
 /** @see https://docs.anthropic.com/en/api/messages */
 import { GatewayError } from '../../errors.ts';
 import type { UpstreamKind } from '../../ir.ts';
-import { spliceTopLevel } from '../../http/json-splice.ts';
+import { spliceTopLevel, spliceTopLevelBytes } from '../../http/json-splice.ts';
+import { readTextBytes } from '../../http/text-bytes.ts';
 import { readSignature } from '../../signature.ts';
 import type { PassthroughCall, UpstreamRequest, Warn } from '../types.ts';
 import { anthropicUrl, writeAnthropicHeaders } from './write-headers.ts';
@@ -27,15 +28,20 @@ export function writeAnthropicPassthrough(call: PassthroughCall, config: Anthrop
   };
 }
 
-function writeBody({ body, text, target, warn }: PassthroughCall): string {
+function writeBody({ source, target, warn }: PassthroughCall): string | Uint8Array {
+  const { text } = source;
   // Only a replayed envelope (`"sy1.…"`) can need the thinking rewrite; otherwise the client's
-  // text goes up as it is, with the model spliced in.
-  if (text !== undefined && !text.includes('"sy1.')) {
-    // The head check found `model` at the top level (a string): the splice may take its shortcut.
-    const spliced = spliceTopLevel(text, 'model', JSON.stringify(target.upstreamModel), typeof body.model === 'string');
+  // body goes up as it is, with the model spliced in: into its bytes where they are exactly the
+  // text's, so nothing is encoded again.
+  if (!text.includes('"sy1.')) {
+    const model = JSON.stringify(target.upstreamModel);
+    // The parse found `model` at the top level (a string): the splice may take its shortcut.
+    const present = typeof source.head.model === 'string';
+    const exact = readTextBytes(source.bytes, text);
+    const spliced = exact ? spliceTopLevelBytes(exact, text, 'model', model, present) : spliceTopLevel(text, 'model', model, present);
     if (spliced !== undefined) return spliced;
   }
-  return JSON.stringify({ ...withoutForeignThinking(body, 'anthropic', warn), model: target.upstreamModel });
+  return JSON.stringify({ ...withoutForeignThinking(source.object, 'anthropic', warn), model: target.upstreamModel });
 }
 
 type Block = { type?: unknown; signature?: unknown };

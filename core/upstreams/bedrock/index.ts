@@ -38,7 +38,7 @@ export function createBedrockUpstream(name: string, config: BedrockConfig): Upst
 
   const writePassthrough = (call: PassthroughCall): Promise<UpstreamRequest> => {
     const model = call.target.upstreamModel;
-    const body = writeBedrockPassthroughBody(call.body, call.headers.get('anthropic-beta'), call.warn);
+    const body = writeBedrockPassthroughBody(call.source.object, call.headers.get('anthropic-beta'), call.warn);
     if (call.action === 'messages') return request(model, call.stream ? 'invoke-with-response-stream' : 'invoke', body);
     if (call.action === 'count_tokens') return request(model, 'count-tokens', { input: writeBedrockCountTokensInput(body) });
     throw new GatewayError('internal', `Bedrock upstream cannot pass through "${call.action}"`);

@@ -1,5 +1,6 @@
 /** @see https://ai.google.dev/api/generate-content */
 import { GatewayError } from '../../errors.ts';
+import { readTextBytes } from '../../http/text-bytes.ts';
 import type { PassthroughCall, UpstreamRequest } from '../types.ts';
 import { geminiHeaders, geminiModelPath, geminiUrl, type GeminiProviderConfig } from './endpoint.ts';
 
@@ -14,11 +15,15 @@ export function writeGeminiPassthrough(call: PassthroughCall, config: GeminiProv
     throw new GatewayError('internal', `The Gemini upstream cannot pass through a "${action}" call`);
   }
   const model = call.target.upstreamModel;
-  let body = call.text ?? JSON.stringify(call.body);
+  const { source } = call;
+  // The client's own bytes where they are exactly its text: nothing is encoded again.
+  let body: string | Uint8Array = readTextBytes(source.bytes, source.text) ?? source.text;
   // countTokens may name the model again inside; it must be the upstream's, not the client's alias.
-  const inner = call.body.generateContentRequest;
-  if (action === 'countTokens' && typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
-    body = JSON.stringify({ ...call.body, generateContentRequest: { ...inner, model: geminiModelPath(model) } });
+  if (action === 'countTokens') {
+    const inner = source.object.generateContentRequest;
+    if (typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
+      body = JSON.stringify({ ...source.object, generateContentRequest: { ...inner, model: geminiModelPath(model) } });
+    }
   }
   return {
     url: geminiUrl(config, model, action, action === 'streamGenerateContent' && call.stream),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spliceTopLevel } from '../../../core/http/json-splice.ts';
+import { spliceTopLevel, spliceTopLevelBytes } from '../../../core/http/json-splice.ts';
 import { seededInts } from '../../helpers/seeded.ts';
 
 const m = JSON.stringify('claude-sonnet-4-5');
@@ -66,5 +66,37 @@ describe('spliceTopLevel', () => {
       if (!text.includes('\\u') && text.split('"model"').length === 2) shortcut++;
     }
     expect(shortcut).toBeGreaterThan(1_000);
+  });
+});
+
+describe('spliceTopLevelBytes', () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+  it('makes the splice in the bytes, copying the rest as it came', () => {
+    const text = '{"system":"café — ✓ 𝄞 日本","model":"alias","messages":[{"content":"naïve 🎉"}]}';
+    const out = spliceTopLevelBytes(encode(text), text, 'model', m, true)!;
+    expect(out).toBeInstanceOf(Uint8Array);
+    expect(decode(out)).toBe(text.replace('"alias"', m));
+  });
+
+  it('gives up where the text splice does', () => {
+    for (const text of ['{"a":{"model":"x"}}', '{"model":"a","model":"b"}', '["model"]']) expect(spliceTopLevelBytes(encode(text), text, 'model', m)).toBeUndefined();
+  });
+
+  it('gives the text splice, encoded, for bodies mixing one- to four-byte characters (differential, seeded)', () => {
+    const pieces = ['a', ' ', '\\"', 'é', '—', '日', '🎉', '𝄞', '\\u00e9', '\\n'];
+    const next = seededInts(11);
+    for (let i = 0; i < 2_000; i++) {
+      const str = () => Array.from({ length: next(12) }, () => pieces[next(pieces.length)]).join('');
+      const members = [`"a":"${str()}"`, `"model":"${str()}"`, `"b":["${str()}",{"c":"${str()}"}]`];
+      // The model first, last or between.
+      const at = next(3);
+      const ordered = [...members.slice(1, 1 + at), members[0]!, ...members.slice(1 + at)];
+      const text = `{${ordered.join(',')}}`;
+      JSON.parse(text);
+      expect(decode(spliceTopLevelBytes(encode(text), text, 'model', m, true)!), text).toBe(spliceTopLevel(text, 'model', m, true));
+      expect(decode(spliceTopLevelBytes(encode(text), text, 'model', m)!), text).toBe(spliceTopLevel(text, 'model', m));
+    }
   });
 });

@@ -54,8 +54,8 @@ describe('parseJsonBody', () => {
 
   it('gives the bytes, their text and the object', async () => {
     const request = new Request('http://gw.test/x', { method: 'POST', body: '{"model":"m","n":1}', headers: { 'content-length': '19' } });
-    const { bytes, text, json } = parseJsonBody(await readBody(request, 1000), 1000);
-    expect([bytes.byteLength, text, json]).toEqual([19, '{"model":"m","n":1}', { model: 'm', n: 1 }]);
+    const { bytes, text, object } = parseJsonBody(await readBody(request, 1000), 1000);
+    expect([bytes.byteLength, text, object]).toEqual([19, '{"model":"m","n":1}', { model: 'm', n: 1 }]);
   });
 
   it('refuses bytes past the limit with a 413 (a declared length nothing held the body to)', () => {

@@ -38,7 +38,7 @@ vi.mock('../../../../core/upstreams/registry.ts', () => ({
         family: 'gemini',
         writeRequest: (call) => {
           fake.passthrough.push(call);
-          return { url: 'http://fake.invalid/passthrough', headers: {}, body: JSON.stringify(call.body) };
+          return { url: 'http://fake.invalid/passthrough', headers: {}, body: JSON.stringify(call.source.object) };
         },
       },
     };
@@ -145,7 +145,7 @@ describe('Gemini routes', () => {
       ['streamGenerateContent', true, 'gemini-2.5-flash'],
       ['streamGenerateContent', false, 'gemini-2.5-flash'],
     ]);
-    expect(fake.passthrough[0]!.body).toEqual({ ...hi, labels: { a: 'b' } });
+    expect(fake.passthrough[0]!.source.object).toEqual({ ...hi, labels: { a: 'b' } });
     expect(fake.requests).toEqual([]);
   });
 

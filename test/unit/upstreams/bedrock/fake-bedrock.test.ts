@@ -7,6 +7,7 @@ import type { UpstreamRequest } from '../../../../core/upstreams/types.ts';
 import { chunkFrame, eventFrame, exceptionFrame } from '../../../helpers/bedrock-frames.ts';
 import { FAKE_CREDENTIALS, type FakeBedrock, startFakeBedrock } from '../../../helpers/fake-bedrock.ts';
 import { collect } from '../../../helpers/streams.ts';
+import { jsonBody } from '../../../helpers/json-body.ts';
 
 let fake: FakeBedrock;
 beforeAll(async () => {
@@ -78,7 +79,7 @@ describe('fake Bedrock round trips', () => {
         exceptionFrame('throttlingException', { message: 'Too many requests, please wait before trying again.' }),
       ],
     }));
-    const call = { target: target(CLAUDE), body: { model: 'x', max_tokens: 5, stream: true, messages: [] }, headers: new Headers(), action: 'messages' as const, stream: true };
+    const call = { target: target(CLAUDE), source: jsonBody({ model: 'x', max_tokens: 5, stream: true, messages: [] }), headers: new Headers(), action: 'messages' as const, stream: true };
     const res = await sendWire(await upstream.passthrough!.writeRequest(call));
     const text = await new Response(upstream.passthrough!.readBody!(res, call)).text();
     expect(text).toBe(

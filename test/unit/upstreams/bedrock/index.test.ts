@@ -5,6 +5,7 @@ import { createBedrockUpstream } from '../../../../core/upstreams/bedrock/index.
 import type { BedrockConfig } from '../../../../core/upstreams/bedrock/sign.ts';
 import type { PassthroughCall, UpstreamRequest } from '../../../../core/upstreams/types.ts';
 import { parseAuthorization, sigV4Signature } from '../../../helpers/sigv4.ts';
+import { jsonBody } from '../../../helpers/json-body.ts';
 
 const config: BedrockConfig = {
   type: 'bedrock',
@@ -107,7 +108,7 @@ describe('createBedrockUpstream', () => {
   it('passes a Claude-style body through with only model, stream and betas adjusted', async () => {
     const call: PassthroughCall = {
       target: target(CLAUDE),
-      body: { model: 'acme.claude', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'Hi' }], context_management: { edits: [] } },
+      source: jsonBody({ model: 'acme.claude', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'Hi' }], context_management: { edits: [] } }),
       headers: new Headers({ 'anthropic-beta': 'context-management-2025-06-27, claude-code-20250219', 'anthropic-version': '2023-06-01' }),
       action: 'messages',
       stream: true,
@@ -126,7 +127,7 @@ describe('createBedrockUpstream', () => {
   it('passes count_tokens through CountTokens with the InvokeModel body as a blob', async () => {
     const call: PassthroughCall = {
       target: target(CLAUDE),
-      body: { model: 'acme.claude', messages: [{ role: 'user', content: 'Hi' }], thinking: { type: 'enabled', budget_tokens: 2000 } },
+      source: jsonBody({ model: 'acme.claude', messages: [{ role: 'user', content: 'Hi' }], thinking: { type: 'enabled', budget_tokens: 2000 } }),
       headers: new Headers(),
       action: 'count_tokens',
       stream: false,

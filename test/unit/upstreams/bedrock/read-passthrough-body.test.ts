@@ -4,9 +4,10 @@ import { readBedrockPassthroughBody } from '../../../../core/upstreams/bedrock/r
 import type { PassthroughCall } from '../../../../core/upstreams/types.ts';
 import { chunkFrame, concatBytes, eventFrame, exceptionFrame, splitAt } from '../../../helpers/bedrock-frames.ts';
 import { collect, fromArray } from '../../../helpers/streams.ts';
+import { jsonBody } from '../../../helpers/json-body.ts';
 
 const target: RouteTarget = { provider: 'aws', config: { type: 'bedrock', region: 'us-east-1', apiKey: 'k' }, upstreamModel: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' };
-const call = (over: Partial<PassthroughCall>): PassthroughCall => ({ target, body: {}, headers: new Headers(), action: 'messages', stream: true, ...over });
+const call = (over: Partial<PassthroughCall>): PassthroughCall => ({ target, source: jsonBody({}), headers: new Headers(), action: 'messages', stream: true, ...over });
 
 function streamOf(chunks: Uint8Array[]): Response {
   return new Response(fromArray(chunks), { headers: { 'content-type': 'application/vnd.amazon.eventstream' } });

@@ -3,19 +3,20 @@ import type { GatewayError } from '../../../../core/errors.ts';
 import type { GeminiProviderConfig } from '../../../../core/upstreams/gemini/endpoint.ts';
 import { writeGeminiPassthrough } from '../../../../core/upstreams/gemini/write-passthrough.ts';
 import type { PassthroughCall } from '../../../../core/upstreams/types.ts';
+import { bodyText, jsonBody } from '../../../helpers/json-body.ts';
 
 const config: GeminiProviderConfig = { type: 'gemini', baseUrl: 'http://127.0.0.1:9000/gw/', apiKey: 'AIzaGATEWAY', apiVersion: 'v1beta', headers: { 'X-Team': 'a' } };
 const target = { provider: 'google', config, upstreamModel: 'gemini-2.5-flash' };
 const body = { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], generationConfig: { temperature: 0.2 }, labels: { team: 'x' } };
 
 function call(over: Partial<PassthroughCall>): PassthroughCall {
-  return { target, body, headers: new Headers({ 'x-goog-api-key': 'sy-client-key' }), action: 'generateContent', stream: false, ...over };
+  return { target, source: jsonBody(body), headers: new Headers({ 'x-goog-api-key': 'sy-client-key' }), action: 'generateContent', stream: false, ...over };
 }
 
 describe('writeGeminiPassthrough', () => {
   it('sends the client body unchanged with the gateway key', () => {
     const wire = writeGeminiPassthrough(call({}), config);
-    expect({ ...wire, body: JSON.parse(wire.body as string) }).toEqual({
+    expect({ ...wire, body: JSON.parse(bodyText(wire.body)) }).toEqual({
       url: 'http://127.0.0.1:9000/gw/v1beta/models/gemini-2.5-flash:generateContent',
       headers: { 'x-team': 'a', 'content-type': 'application/json', 'x-goog-api-key': 'AIzaGATEWAY' },
       body,
@@ -34,12 +35,12 @@ describe('writeGeminiPassthrough', () => {
 
   it('rewrites the model named inside a countTokens generateContentRequest', () => {
     const count = { generateContentRequest: { model: 'models/acme.gemini-fast', contents: body.contents } };
-    const wire = writeGeminiPassthrough(call({ action: 'countTokens', body: count }), config);
-    expect({ url: wire.url, body: JSON.parse(wire.body as string) }).toEqual({
+    const wire = writeGeminiPassthrough(call({ action: 'countTokens', source: jsonBody(count) }), config);
+    expect({ url: wire.url, body: JSON.parse(bodyText(wire.body)) }).toEqual({
       url: 'http://127.0.0.1:9000/gw/v1beta/models/gemini-2.5-flash:countTokens',
       body: { generateContentRequest: { model: 'models/gemini-2.5-flash', contents: body.contents } },
     });
-    expect(JSON.parse(writeGeminiPassthrough(call({ action: 'countTokens', body: { contents: [] } }), config).body as string)).toEqual({ contents: [] });
+    expect(JSON.parse(bodyText(writeGeminiPassthrough(call({ action: 'countTokens', source: jsonBody({ contents: [] }) }), config).body))).toEqual({ contents: [] });
   });
 
   it('keeps tuned model paths and refuses other families\' actions', () => {
