@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   const { nginx, wrk } = tools();
   installCleanup();
   pinSelf(LOAD_CPU);
-  const scenarios = pickScenarios(args.scenarios);
+  const scenarios = pickScenarios(args.scenarios, args.large);
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
   // Traversable (not listable) for nginx's worker, which runs as nobody when started as root.
   chmodSync(dir, 0o711);

@@ -17,6 +17,8 @@ export interface BenchArgs {
   peer?: 'portkey';
   /** The thin gateway of the runtime (Bun, Node) measured with the bare proxy and the gateway on its scenarios. */
   thin: boolean;
+  /** The large-prompt scenarios added to the run. */
+  large: boolean;
 }
 
 export const USAGE = `usage: node --import tsx bench/run.ts [options]
@@ -29,7 +31,10 @@ export const USAGE = `usage: node --import tsx bench/run.ts [options]
   --connections 8,64            connection counts; latency is read at the lowest, req/s at the highest
   --scenarios a,b               subset of: openai-list, claude-anthropic-json, claude-anthropic-sse,
                                 gemini-gemini-sse, claude-openai-json, claude-openai-sse,
-                                gemini-anthropic-json, gemini-anthropic-sse
+                                gemini-anthropic-json, gemini-anthropic-sse (the default: all of
+                                these), claude-anthropic-large, claude-openai-large
+  --large                       also the large-prompt scenarios (a ~100K-token, ~400 KB request;
+                                no targets; they raise the run's peak RSS)
   --ttfb 50                     sequential requests per target for time to first byte (0 to skip)
   --drip-ms 20                  delay between the first events and the rest for the TTFB check
   --storage memory|sqlite       gateway usage storage (default memory; sqlite: a file in the temp dir)
@@ -52,7 +57,7 @@ export function parseDuration(text: string): number {
 }
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { runtimes: ['node'], seconds: 2, warmupSeconds: 1, rounds: 3, connections: [8, 64], ttfbCount: 50, dripMs: 20, storage: 'memory', keepTemp: false, thin: false };
+  const args: BenchArgs = { runtimes: ['node'], seconds: 2, warmupSeconds: 1, rounds: 3, connections: [8, 64], ttfbCount: 50, dripMs: 20, storage: 'memory', keepTemp: false, thin: false, large: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -106,6 +111,7 @@ export function parseArgs(argv: string[]): BenchArgs {
       }
       case '--keep': args.keepTemp = true; break;
       case '--thin': args.thin = true; break;
+      case '--large': args.large = true; break;
       case '--help': case '-h': console.log(USAGE); process.exit(0); break;
       default: throw new Error(`unknown option ${arg}\n${USAGE}`);
     }

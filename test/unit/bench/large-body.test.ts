@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { largeAnthropicBody } from '../../../bench/lib/large-body.ts';
 import { requestBody } from '../../../bench/lib/request.ts';
-import { SCENARIOS } from '../../../bench/lib/scenarios.ts';
+import { parseArgs } from '../../../bench/lib/args.ts';
+import { pickScenarios, SCENARIOS } from '../../../bench/lib/scenarios.ts';
 
 const file = join(import.meta.dirname, '../../../bench/bodies/claude-large.json');
 
@@ -30,5 +31,16 @@ describe('the benchmark’s 100K-token prompt', () => {
       expect(body.model).toBe(scenario.bodyModel);
       expect(readFileSync(join(import.meta.dirname, `../../../bench/wrk/${scenario.name}.lua`), 'utf8')).toContain(`'${scenario.bodyModel}'`);
     }
+  });
+});
+
+describe('picking the large-prompt scenarios', () => {
+  const large = ['claude-anthropic-large', 'claude-openai-large'];
+  it('leaves them out of a default run, adds them with --large, and runs them when named', () => {
+    expect(pickScenarios(undefined).map((s) => s.name)).not.toContain(large[0]);
+    expect(pickScenarios(undefined).length).toBe(SCENARIOS.length - 2);
+    expect(pickScenarios(undefined, parseArgs(['--large']).large).map((s) => s.name).slice(-2)).toEqual(large);
+    expect(pickScenarios(['claude-openai-large']).map((s) => s.name)).toEqual(['claude-openai-large']);
+    expect(pickScenarios(['claude-openai-large'], true).map((s) => s.name)).toEqual(['claude-openai-large', 'claude-anthropic-large']);
   });
 });
