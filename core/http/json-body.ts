@@ -29,7 +29,7 @@ export class JsonBody {
     return this.#object;
   }
 
-  /** The top-level members whose values are not objects or arrays (`model`, `stream`, …), without a parse. */
+  /** The top-level scalar members (`model`, `stream`, …) without a parse: the whole object while it is kept. */
   get head(): Record<string, unknown> {
     return this.#head;
   }
