@@ -20,7 +20,7 @@ import { ClientAbort, CLIENT_SIGNAL } from '../../core/http/client-signal.ts';
 import { readerOfBody, type Reply } from '../../core/http/reply.ts';
 import type { UpstreamFetch, UpstreamInit, UpstreamResponse } from '../../core/index.ts';
 import { gatewayConfig } from './gateway-config.ts';
-import { familyHeaders } from './request.ts';
+import { familyHeaders, withModel } from './request.ts';
 import { pickScenarios } from './scenarios.ts';
 
 const ROOT = process.cwd();
@@ -66,8 +66,7 @@ const webFetch: UpstreamFetch = async (url: string) => {
 /** A body file's bytes, with `model` in place of its own where given (as the wrk scripts send it). */
 function readBodyFile(file: string, model: string | undefined): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(readFileSync(join(ROOT, 'bench', 'bodies', file)));
-  if (!model) return bytes;
-  return new TextEncoder().encode(JSON.stringify({ ...(JSON.parse(new TextDecoder().decode(bytes)) as object), model }));
+  return model ? new TextEncoder().encode(withModel(new TextDecoder().decode(bytes), model)) : bytes;
 }
 
 function answerFor(url: string): [file: string, type: string] {

@@ -26,8 +26,12 @@ export function requestBody(scenario: Scenario, model?: string): string | undefi
   if (!scenario.body) return undefined;
   const text = readFileSync(join(ROOT, 'bench', 'bodies', scenario.body), 'utf8');
   const wanted = model ?? scenario.bodyModel;
-  if (!wanted) return text;
-  return JSON.stringify({ ...(JSON.parse(text) as object), model: wanted });
+  return wanted ? withModel(text, wanted) : text;
+}
+
+/** A JSON body's text with `model` in place of its own (the member keeps its position). */
+export function withModel(text: string, model: string): string {
+  return JSON.stringify({ ...(JSON.parse(text) as object), model });
 }
 
 export function requestInit(scenario: Scenario, model?: string): { method: string; headers: Record<string, string>; body?: string } {

@@ -173,6 +173,15 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       expect(await res.json()).toEqual(MESSAGE);
     });
 
+    it("the client's bytes go upstream as they came, only the model spliced in (text in one- to four-byte UTF-8)", async () => {
+      const fake = opts.upstream();
+      fake.reply(() => ({ body: MESSAGE }));
+      const sent = JSON.stringify({ model: 'acme.claude-test', max_tokens: 16, messages: [{ role: 'user', content: `café — 日本 🎉 ${'x'.repeat(20_000)}` }] });
+      const res = await messages(sent);
+      expect(res.status).toBe(200);
+      expect(fake.requests.at(-1)!.body).toBe(sent.replace('"acme.claude-test"', '"claude-upstream-1"'));
+    });
+
     it(opts.buffered ? 'a stream arrives whole and intact' : 'a stream arrives incrementally, not buffered', async () => {
       const chunks = sseChunks(STREAM_WIRE);
       const delayMs = streamDelayMs(opts.buffered);
