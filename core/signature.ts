@@ -6,20 +6,20 @@ import type { Signature, SourceFamily, UpstreamKind } from './ir.ts';
  * wrapped as `sy1.<origin>.<value>`, which clients treat as opaque and send back unchanged.
  * Upstream writers restore a signature only to its own origin kind and drop it elsewhere.
  */
-const PREFIX = 'sy1.';
+export const ENVELOPE_PREFIX = 'sy1.';
 const NATIVE: Record<SourceFamily, UpstreamKind | undefined> = { anthropic: 'anthropic', gemini: 'gemini', openai: undefined };
 const KINDS = new Set<UpstreamKind>(['anthropic', 'openai', 'gemini', 'bedrock']);
 
 export function writeSignature(sig: Signature, family: SourceFamily): string {
   if (NATIVE[family] === sig.origin) return sig.value;
-  return `${PREFIX}${sig.origin}.${sig.value}`;
+  return `${ENVELOPE_PREFIX}${sig.origin}.${sig.value}`;
 }
 
 export function readSignature(value: string | undefined | null, family: SourceFamily): Signature | undefined {
   if (!value) return undefined;
-  if (value.startsWith(PREFIX)) {
-    const dot = value.indexOf('.', PREFIX.length);
-    const origin = value.slice(PREFIX.length, dot) as UpstreamKind;
+  if (value.startsWith(ENVELOPE_PREFIX)) {
+    const dot = value.indexOf('.', ENVELOPE_PREFIX.length);
+    const origin = value.slice(ENVELOPE_PREFIX.length, dot) as UpstreamKind;
     if (dot > 0 && KINDS.has(origin)) return { origin, value: value.slice(dot + 1) };
   }
   const native = NATIVE[family];

@@ -6,7 +6,7 @@
 import process from 'node:process';
 
 /** What the thin gateways serve: the Claude-style → Anthropic passthrough. */
-export const THIN_SCENARIOS = ['claude-anthropic-json', 'claude-anthropic-sse'];
+export const THIN_SCENARIOS = ['claude-anthropic-json', 'claude-anthropic-sse', 'claude-anthropic-large'];
 
 /** The runtimes with a thin gateway. */
 export const THIN_RUNTIMES = ['bun', 'node'];

@@ -97,7 +97,7 @@ class ChatRun {
         const passCall = Object.assign({}, call.passthrough!) as PassthroughCall;
         passCall.target = target;
         passCall.warn = (message) => void call.warnings.push(message);
-        attempt = runPassthrough(ctx, upstream, pass, passCall);
+        attempt = runPassthrough(ctx, upstream, pass, passCall, index === routes.length - 1);
       } else {
         attempt = this.translate(upstream, target);
       }

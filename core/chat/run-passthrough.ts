@@ -15,11 +15,14 @@ import { mapSendError, startUpstream, timeoutFor } from './send-upstream.ts';
  * (it is not a stream, and one write with a length is cheaper than relaying pieces). Only headers
  * are rebuilt: hop-by-hop and encoding headers are dropped and our request id is added. Errors
  * are mapped like any other upstream error, so upstream internals never reach the client raw.
+ * `lastUse`: no later route will read the client's body, which can then go once the request is
+ * written (see JsonBody.drop).
  */
-export async function runPassthrough(ctx: RequestContext, upstream: Upstream, pass: Passthrough, call: PassthroughCall): Promise<Reply> {
+export async function runPassthrough(ctx: RequestContext, upstream: Upstream, pass: Passthrough, call: PassthroughCall, lastUse = false): Promise<Reply> {
   const { target } = call;
   const written = pass.writeRequest(call);
   const wire = isPromise(written) ? await written : written;
+  if (lastUse) call.source.drop();
   const timeoutMs = timeoutFor(ctx, target.config.timeoutMs);
   let res: UpstreamResponse;
   // Inline, not a shared helper: a helper's own promise would be the hop startUpstream saves.

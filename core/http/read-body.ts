@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors.ts';
 import { joinBytes } from './join-bytes.ts';
-import { JsonBody } from './json-body.ts';
+import { JsonBody, KEEP_OBJECT_BYTES } from './json-body.ts';
+import { scanJsonObject } from './json-scan.ts';
 
 /**
  * Reads a request body, refusing it with 413 as soon as it grows past `limit` bytes, so an
@@ -61,10 +62,17 @@ const decoder = new TextDecoder();
 
 /**
  * A body from `readBody` → a JSON object; over the limit is a 413, malformed JSON or a
- * non-object a 400 with its own message. `await readBody(…)` then this, in the handler.
+ * non-object a 400 with its own message. `await readBody(…)` then this, in the handler. A large
+ * body is scanned, not parsed (see JsonBody); one the scan refuses is parsed, for the parser's
+ * verdict, or for the text a decoder makes of ill-formed UTF-8. `marker`: a string prefix the
+ * scan notes (see JsonBody.mayHoldString).
  */
-export function parseJsonBody(body: Uint8Array, limit: number): JsonBody {
+export function parseJsonBody(body: Uint8Array, limit: number, marker = ''): JsonBody {
   const bytes = checkSize(body, limit);
+  if (bytes.byteLength > KEEP_OBJECT_BYTES) {
+    const scan = scanJsonObject(bytes, marker);
+    if (scan) return JsonBody.fromScan(bytes, scan, marker);
+  }
   const text = decoder.decode(bytes);
   let json: unknown;
   try {

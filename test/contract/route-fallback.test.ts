@@ -18,10 +18,13 @@ beforeAll(async () => {
       providers: {
         oss: { type: 'openai', baseUrl: `${oss.url}/v1` },
         claude: { type: 'anthropic', baseUrl: claude.url, apiKey: 'sk-ant' },
+        // The same fake again, as a second Anthropic account.
+        claude2: { type: 'anthropic', baseUrl: claude.url, apiKey: 'sk-ant-2' },
       },
       models: [
         { id: 'oss-first', routes: [{ provider: 'oss', model: 'gpt-oss' }, { provider: 'claude', model: 'claude-up' }] },
         { id: 'claude-first', routes: [{ provider: 'claude', model: 'claude-up' }, { provider: 'oss', model: 'gpt-oss' }] },
+        { id: 'claude-twice', routes: [{ provider: 'claude', model: 'claude-up' }, { provider: 'claude2', model: 'claude-two' }] },
       ],
     }),
   );
@@ -55,6 +58,19 @@ describe('routes are tried in order until one can answer', () => {
     await ask('acme.claude-first', long);
     expect(claude.requests[0]!.body.length).toBeGreaterThan(KEEP_OBJECT_BYTES);
     expect(oss.requests[0]!.json.messages).toEqual([{ role: 'user', content: long }]);
+  });
+
+  it('a long context passes through to a second account after the first is overloaded: the same bytes, each with its own model', async () => {
+    let calls = 0;
+    claude.reply(() => (++calls === 1 ? { status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } } : { body: loadJsonFixture('anthropic/upstream-message.json') }));
+    const long = `café — 日本 🎉 ${'lorem ipsum '.repeat(Math.ceil(KEEP_OBJECT_BYTES / 12))}`;
+    const message = await ask('acme.claude-twice', long);
+    expect(message.type).toBe('message');
+    const [first, second] = claude.requests;
+    expect(first!.body.length).toBeGreaterThan(KEEP_OBJECT_BYTES);
+    expect([first!.json.model, second!.json.model]).toEqual(['claude-up', 'claude-two']);
+    expect(second!.body).toBe(first!.body.replace('"claude-up"', '"claude-two"'));
+    expect(gateway.logs.at(-1)).toMatchObject({ status: 200, provider: 'claude2' });
   });
 
   it('a route that cannot express the request (a PDF to a host without file support) hands it on', async () => {

@@ -9,6 +9,7 @@ import type { Reply } from '../../http/reply.ts';
 import { jsonReply, sseReply } from '../../http/respond.ts';
 import { encodeSseBatch } from '../../http/sse-write.ts';
 import { writeWarnings } from '../../http/warnings.ts';
+import { ENVELOPE_PREFIX } from '../../signature.ts';
 import { parseWith } from '../../validate.ts';
 import { visibleModels } from '../../visible-models.ts';
 import { readAnthropicRequest } from './read-request.ts';
@@ -30,10 +31,11 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: Gua
   router.post(`${base}/v1/messages`, guard, async (request, ctx) => {
     const headers = readHeaders(request);
     const limit = ctx.services.config.limits.maxBodyBytes;
-    const body = parseJsonBody(await readBody(request, limit), limit);
+    // The scan of a large body notes replayed signature envelopes (see writeAnthropicPassthrough).
+    const body = parseJsonBody(await readBody(request, limit), limit, ENVELOPE_PREFIX);
     // The head's fields are taken apart: the head may be the parsed object itself, which only
     // `body` may keep from here (a passthrough lets a large one go: see JsonBody).
-    const { model: name, stream: streamed, max_tokens: maxTokens } = readMessagesHead(body.object);
+    const { model: name, stream: streamed, max_tokens: maxTokens } = readMessagesHead(body.head);
     const model = ctx.services.catalog.resolve(name);
     const stream = streamed === true;
     const warnings: string[] = [];
@@ -65,7 +67,7 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: Gua
     const headers = readHeaders(request);
     const limit = ctx.services.config.limits.maxBodyBytes;
     const body = parseJsonBody(await readBody(request, limit), limit);
-    const head = parseWith(CountTokensHead, body.object);
+    const head = parseWith(CountTokensHead, body.head);
     const model = ctx.services.catalog.resolve(head.model);
     const warnings: string[] = [];
     const outcome = await runCountTokens({

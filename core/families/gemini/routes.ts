@@ -51,7 +51,7 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Reply
   if (action === 'countTokens') return countGeminiTokens(ctx, model, body, req.headers);
 
   // Only `body` may keep the parsed object from here (a passthrough lets a large one go: see JsonBody).
-  const maxOutputTokens = readGenerateContentHead(body.object).generationConfig?.maxOutputTokens;
+  const maxOutputTokens = readGenerateContentHead(body.head).generationConfig?.maxOutputTokens;
   const stream = action === 'streamGenerateContent';
   const sse = stream && ctx.query.get('alt') === 'sse';
   const warnings: string[] = [];

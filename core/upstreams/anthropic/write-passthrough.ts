@@ -1,9 +1,7 @@
 /** @see https://docs.anthropic.com/en/api/messages */
 import { GatewayError } from '../../errors.ts';
 import type { UpstreamKind } from '../../ir.ts';
-import { spliceTopLevel, spliceTopLevelBytes } from '../../http/json-splice.ts';
-import { readTextBytes } from '../../http/text-bytes.ts';
-import { readSignature } from '../../signature.ts';
+import { ENVELOPE_PREFIX, readSignature } from '../../signature.ts';
 import type { PassthroughCall, UpstreamRequest, Warn } from '../types.ts';
 import { anthropicUrl, writeAnthropicHeaders } from './write-headers.ts';
 import type { AnthropicConfig } from './wire-types.ts';
@@ -29,16 +27,11 @@ export function writeAnthropicPassthrough(call: PassthroughCall, config: Anthrop
 }
 
 function writeBody({ source, target, warn }: PassthroughCall): string | Uint8Array {
-  const { text } = source;
   // Only a replayed envelope (`"sy1.…"`) can need the thinking rewrite; otherwise the client's
   // body goes up as it is, with the model spliced in: into its bytes where they are exactly the
   // text's, so nothing is encoded again.
-  if (!text.includes('"sy1.')) {
-    const model = JSON.stringify(target.upstreamModel);
-    // The parse found `model` at the top level (a string): the splice may take its shortcut.
-    const present = typeof source.head.model === 'string';
-    const exact = readTextBytes(source.bytes, text);
-    const spliced = exact ? spliceTopLevelBytes(exact, text, 'model', model, present) : spliceTopLevel(text, 'model', model, present);
+  if (!source.mayHoldString(ENVELOPE_PREFIX)) {
+    const spliced = source.spliceMember('model', JSON.stringify(target.upstreamModel));
     if (spliced !== undefined) return spliced;
   }
   return JSON.stringify({ ...withoutForeignThinking(source.object, 'anthropic', warn), model: target.upstreamModel });

@@ -1,6 +1,5 @@
 /** @see https://ai.google.dev/api/generate-content */
 import { GatewayError } from '../../errors.ts';
-import { readTextBytes } from '../../http/text-bytes.ts';
 import type { PassthroughCall, UpstreamRequest } from '../types.ts';
 import { geminiHeaders, geminiModelPath, geminiUrl, type GeminiProviderConfig } from './endpoint.ts';
 
@@ -17,7 +16,7 @@ export function writeGeminiPassthrough(call: PassthroughCall, config: GeminiProv
   const model = call.target.upstreamModel;
   const { source } = call;
   // The client's own bytes where they are exactly its text: nothing is encoded again.
-  let body: string | Uint8Array = readTextBytes(source.bytes, source.text) ?? source.text;
+  let body: string | Uint8Array = source.exactBytes ?? source.text;
   // countTokens may name the model again inside; it must be the upstream's, not the client's alias.
   if (action === 'countTokens') {
     const inner = source.object.generateContentRequest;

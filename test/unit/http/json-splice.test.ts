@@ -89,10 +89,10 @@ describe('spliceTopLevelBytes', () => {
     const next = seededInts(11);
     for (let i = 0; i < 2_000; i++) {
       const str = () => Array.from({ length: next(12) }, () => pieces[next(pieces.length)]).join('');
-      const members = [`"a":"${str()}"`, `"model":"${str()}"`, `"b":["${str()}",{"c":"${str()}"}]`];
-      // The model first, last or between.
+      const others = [`"a":"${str()}"`, `"b":["${str()}",{"c":"${str()}"}]`];
+      // The model first, between or last (its offsets are counted from the nearer end).
       const at = next(3);
-      const ordered = [...members.slice(1, 1 + at), members[0]!, ...members.slice(1 + at)];
+      const ordered = [...others.slice(0, at), `"model":"${str()}"`, ...others.slice(at)];
       const text = `{${ordered.join(',')}}`;
       JSON.parse(text);
       expect(decode(spliceTopLevelBytes(encode(text), text, 'model', m, true)!), text).toBe(spliceTopLevel(text, 'model', m, true));

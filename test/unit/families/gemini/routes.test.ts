@@ -1,15 +1,19 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createGateway, type GatewayConfigInput } from '../../../../core/index.ts';
 import type { ChatRequest, ChatResult, StreamEvent } from '../../../../core/ir.ts';
-import type { PassthroughCall, Upstream } from '../../../../core/upstreams/types.ts';
+import type { PassthroughCall, Upstream, UpstreamRequest } from '../../../../core/upstreams/types.ts';
 import { TEST_KEY, testConfig } from '../../../helpers/gateway.ts';
 
 /** What the fake upstreams saw and will answer; reset per test. */
 const fake = vi.hoisted(() => ({
   requests: [] as ChatRequest[],
-  passthrough: [] as PassthroughCall[],
+  /** Each call with the body's object as the writer saw it (the body is let go once written). */
+  passthrough: [] as Array<PassthroughCall & { object: Record<string, unknown> }>,
   result: undefined as ChatResult | undefined,
   events: [] as StreamEvent[],
+  /** The passthrough requests as written, and the bodies the fetch was handed. */
+  wires: [] as UpstreamRequest[],
+  sent: [] as unknown[],
 }));
 
 vi.mock('../../../../core/upstreams/registry.ts', () => ({
@@ -37,8 +41,10 @@ vi.mock('../../../../core/upstreams/registry.ts', () => ({
       passthrough: {
         family: 'gemini',
         writeRequest: (call) => {
-          fake.passthrough.push(call);
-          return { url: 'http://fake.invalid/passthrough', headers: {}, body: JSON.stringify(call.source.object) };
+          fake.passthrough.push({ ...call, object: call.source.object });
+          const wire = { url: 'http://fake.invalid/passthrough', headers: {}, body: JSON.stringify(call.source.object) };
+          fake.wires.push(wire);
+          return wire;
         },
       },
     };
@@ -64,8 +70,8 @@ const config: GatewayConfigInput = testConfig({
   ],
 });
 
-const upstreamFetch = async (url: string) =>
-  url.endsWith('/passthrough')
+const upstreamFetch = async (url: string, init?: { body?: unknown }) =>
+  fake.sent.push(init?.body) && url.endsWith('/passthrough')
     ? Response.json({ candidates: [{ content: { role: 'model', parts: [{ text: 'from gemini' }] }, finishReason: 'STOP', index: 0 }] })
     : new Response(url.endsWith('/translated') ? '{}' : 'no', { status: url.endsWith('/translated') ? 200 : 404 });
 
@@ -96,6 +102,8 @@ const textEvents: StreamEvent[] = [
 afterEach(() => {
   fake.requests.length = 0;
   fake.passthrough.length = 0;
+  fake.wires.length = 0;
+  fake.sent.length = 0;
 });
 
 describe('Gemini routes', () => {
@@ -145,8 +153,16 @@ describe('Gemini routes', () => {
       ['streamGenerateContent', true, 'gemini-2.5-flash'],
       ['streamGenerateContent', false, 'gemini-2.5-flash'],
     ]);
-    expect(fake.passthrough[0]!.source.object).toEqual({ ...hi, labels: { a: 'b' } });
+    expect(fake.passthrough[0]!.object).toEqual({ ...hi, labels: { a: 'b' } });
     expect(fake.requests).toEqual([]);
+  });
+
+  it('hands the written body to the fetch alone, and lets the client body go after its last route', async () => {
+    await call('/models/gemini-2.5-flash:generateContent', hi);
+    expect(fake.sent).toEqual([JSON.stringify(hi)]);
+    // Neither is held while the upstream answers (a long prompt held that long outlived young collections).
+    expect(fake.wires[0]!.body).toBe('');
+    expect(() => fake.passthrough[0]!.source.bytes).toThrow(expect.objectContaining({ kind: 'internal' }));
   });
 
   it('counts tokens ({contents} and {generateContentRequest})', async () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { JsonBody, KEEP_OBJECT_BYTES } from '../../../../core/http/json-body.ts';
+import { parseJsonBody } from '../../../../core/http/read-body.ts';
+import { ENVELOPE_PREFIX } from '../../../../core/signature.ts';
 import type { RouteTarget } from '../../../../core/catalog.ts';
 import type { AnthropicConfig } from '../../../../core/upstreams/anthropic/wire-types.ts';
 import { writeAnthropicPassthrough } from '../../../../core/upstreams/anthropic/write-passthrough.ts';
@@ -56,6 +58,30 @@ describe('writeAnthropicPassthrough', () => {
     }
     expect(parses).toBe(0);
     expect(bodyText(wire.body).slice(0, 60)).toBe('{"model":"claude-sonnet-4-6-20260101","max_tokens":5,"messag');
+  });
+
+  it('splices a large body into its bytes from the scan, without a parse; serialises it when the scan saw an envelope', () => {
+    const pad = 'é'.repeat(KEEP_OBJECT_BYTES);
+    const plain = new TextEncoder().encode(`{"model":"sonnet","max_tokens":5,"messages":[{"role":"user","content":"${pad}"}]}`);
+    const plainCall = call({});
+    const parse = vi.spyOn(JSON, 'parse');
+    let wire: ReturnType<typeof writeAnthropicPassthrough>;
+    let parsed: number[];
+    try {
+      plainCall.source = parseJsonBody(plain, 4 * KEEP_OBJECT_BYTES, ENVELOPE_PREFIX);
+      wire = writeAnthropicPassthrough(plainCall, config);
+      parsed = parse.mock.calls.map(([arg]) => String(arg).length);
+    } finally {
+      parse.mockRestore();
+    }
+    expect(Math.max(...parsed)).toBeLessThan(30);
+    expect(wire.body).toBeInstanceOf(Uint8Array);
+    expect(bodyText(wire.body)).toBe(bodyText(plain).replace('"sonnet"', '"claude-sonnet-4-6-20260101"'));
+
+    const replayed = { model: 'sonnet', max_tokens: 5, messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: pad, signature: 'sy1.openai.abc' }, { type: 'text', text: 'ok' }] }] };
+    const source = parseJsonBody(new TextEncoder().encode(JSON.stringify(replayed)), 4 * KEEP_OBJECT_BYTES, ENVELOPE_PREFIX);
+    const rewritten = writeAnthropicPassthrough(call({}, { source, warn: () => {} }), config);
+    expect(JSON.parse(rewritten.body as string)).toEqual({ ...replayed, model: 'claude-sonnet-4-6-20260101', messages: [{ role: 'assistant', content: [{ type: 'text', text: 'ok' }] }] });
   });
 
   it('falls back to serialising the parsed body when the text carries a gateway signature envelope', () => {
