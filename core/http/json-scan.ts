@@ -100,6 +100,34 @@ export function scanJsonObject(bytes: Uint8Array, marker = ''): JsonScan | undef
   }
 }
 
+/**
+ * The value of `key` when it is the first member of the object in `bytes` and a short string
+ * without escapes: a cheap look at where clients put the model (the scan or a parse, which also
+ * see a repeated key, decide what the body says).
+ */
+export function readLeadingString(bytes: Uint8Array, key: string): string | undefined {
+  const b = bytes;
+  let i = skipSpace(b, b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0);
+  if (b[i] !== OPEN_BRACE) return undefined;
+  i = skipSpace(b, i + 1);
+  if (b[i] !== QUOTE || !startsWith(b, i + 1, encodeAscii(key)) || b[i + 1 + key.length] !== QUOTE) return undefined;
+  i = skipSpace(b, i + key.length + 2);
+  if (b[i] !== COLON) return undefined;
+  i = skipSpace(b, i + 1);
+  if (b[i] !== QUOTE) return undefined;
+  const start = i + 1;
+  const last = Math.min(b.length, start + LEADING_STRING_BYTES);
+  for (let j = start; j < last; j++) {
+    const c = b[j]!;
+    if (c === QUOTE) return decoder.decode(b.subarray(start, j));
+    if (c === BACKSLASH || c < 0x20) return undefined;
+  }
+  return undefined;
+}
+
+/** Longer than any model name. */
+const LEADING_STRING_BYTES = 256;
+
 const LOWER_T = 0x74;
 const LOWER_F = 0x66;
 const LOWER_N = 0x6e;

@@ -73,6 +73,14 @@ describe('routes are tried in order until one can answer', () => {
     expect(gateway.logs.at(-1)).toMatchObject({ status: 200, provider: 'claude2' });
   });
 
+  it('a long context bound for a translating route first (parsed at once) passes through to the next route when that one fails', async () => {
+    oss.reply(() => ({ status: 503, body: { error: { message: 'overloaded', type: 'server_error' } } }));
+    const long = `café — 日本 🎉 ${'lorem ipsum '.repeat(Math.ceil(KEEP_OBJECT_BYTES / 12))}`;
+    await ask('acme.oss-first', long);
+    expect(oss.requests[0]!.json.messages).toEqual([{ role: 'user', content: long }]);
+    expect(claude.requests[0]!.json).toEqual({ model: 'claude-up', max_tokens: 64, messages: [{ role: 'user', content: long }] });
+  });
+
   it('a route that cannot express the request (a PDF to a host without file support) hands it on', async () => {
     const pdf = [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQK' } }, { type: 'text', text: 'Summarise' }];
     await ask('acme.oss-first', pdf);

@@ -2,8 +2,11 @@ import type { IRequestStrict, RouterType } from 'itty-router';
 import type { Guard } from '../../app.ts';
 import { runChat } from '../../chat/run-chat.ts';
 import { runCountTokens, TOKEN_COUNT_HEADER } from '../../chat/run-count-tokens.ts';
+import { translatesFirst } from '../../chat/select-passthrough.ts';
 import type { RequestContext } from '../../context.ts';
 import { GatewayError, toGatewayError } from '../../errors.ts';
+import { type JsonBody, KEEP_OBJECT_BYTES } from '../../http/json-body.ts';
+import { readLeadingString } from '../../http/json-scan.ts';
 import { parseJsonBody, readBody } from '../../http/read-body.ts';
 import type { Reply } from '../../http/reply.ts';
 import { jsonReply, sseReply } from '../../http/respond.ts';
@@ -31,8 +34,7 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: Gua
   router.post(`${base}/v1/messages`, guard, async (request, ctx) => {
     const headers = readHeaders(request);
     const limit = ctx.services.config.limits.maxBodyBytes;
-    // The scan of a large body notes replayed signature envelopes (see writeAnthropicPassthrough).
-    const body = parseJsonBody(await readBody(request, limit), limit, ENVELOPE_PREFIX);
+    const body = readMessagesBody(ctx, await readBody(request, limit), limit);
     // The head's fields are taken apart: the head may be the parsed object itself, which only
     // `body` may keep from here (a passthrough lets a large one go: see JsonBody).
     const { model: name, stream: streamed, max_tokens: maxTokens } = readMessagesHead(body.head);
@@ -98,6 +100,17 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: Gua
     ctx.model = model.id;
     return jsonReply(ctx, writeAnthropicModel(model));
   });
+}
+
+/**
+ * A Messages body, parsed or scanned (see parseJsonBody): a large one is parsed at once when the
+ * model it leads with goes to a translating route first. Its scan notes replayed signature
+ * envelopes (see writeAnthropicPassthrough).
+ */
+function readMessagesBody(ctx: RequestContext, bytes: Uint8Array, limit: number): JsonBody {
+  const lead = bytes.byteLength > KEEP_OBJECT_BYTES ? readLeadingString(bytes, 'model') : undefined;
+  const parse = lead !== undefined && translatesFirst(ctx, ctx.services.catalog.find(lead), 'anthropic');
+  return parseJsonBody(bytes, limit, { marker: ENVELOPE_PREFIX, parse });
 }
 
 /** Checks anthropic-version (both versions the SDKs send, or none) and splits anthropic-beta. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scanJsonObject, type JsonScan } from '../../../core/http/json-scan.ts';
+import { readLeadingString, scanJsonObject, type JsonScan } from '../../../core/http/json-scan.ts';
 import { seededInts } from '../../helpers/seeded.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -126,5 +126,19 @@ describe('scanJsonObject', () => {
     // Both sides are exercised: broken bodies, and bodies a mutation left valid.
     expect(accepted).toBeGreaterThan(300);
     expect(refused).toBeGreaterThan(3000);
+  });
+});
+
+describe('readLeadingString', () => {
+  it('reads a string value when its key leads the object', () => {
+    expect(readLeadingString(encode('{"model":"claude-sonnet-4-5","messages":[]}'), 'model')).toBe('claude-sonnet-4-5');
+    expect(readLeadingString(encode(' \n{ "model" : "acme.é" ,"x":1}'), 'model')).toBe('acme.é');
+    expect(readLeadingString(Uint8Array.of(0xef, 0xbb, 0xbf, ...encode('{"model":"m"}')), 'model')).toBe('m');
+  });
+
+  it('gives nothing for any other shape: another first key, a non-string, an escape, a long or cut-off string', () => {
+    for (const text of ['{"messages":[],"model":"m"}', '{"models":"m"}', '{"model":1}', '{"model":"a\\u0062"}', `{"model":"${'m'.repeat(300)}"}`, '{"model":"m', '["model"]', '{"mod\\u0065l":"m"}']) {
+      expect(readLeadingString(encode(text), 'model'), text).toBeUndefined();
+    }
   });
 });

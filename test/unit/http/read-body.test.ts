@@ -89,6 +89,19 @@ describe('parseJsonBody', () => {
       expect(() => parseJsonBody(new TextEncoder().encode(text), limit)).toThrow(expect.objectContaining({ kind: 'invalid_request', message }));
     });
 
+    it('parses at once when asked to (a translating route will read the object)', () => {
+      const text = `{"model":"m","messages":[{"role":"user","content":"${pad}"}]}`;
+      const parse = vi.spyOn(JSON, 'parse');
+      let longest: number;
+      try {
+        parseJsonBody(new TextEncoder().encode(text), limit, { parse: true });
+        longest = Math.max(...parse.mock.calls.map(([arg]) => String(arg).length));
+      } finally {
+        parse.mockRestore();
+      }
+      expect(longest).toBe(text.length);
+    });
+
     it('parses ill-formed UTF-8 as the decoder repairs it, and has no exact bytes then', () => {
       const bytes = Uint8Array.of(...new TextEncoder().encode(`{"model":"m","pad":"${pad}`), 0xff, ...new TextEncoder().encode('"}'));
       const body = parseJsonBody(bytes, limit);

@@ -68,7 +68,7 @@ describe('writeAnthropicPassthrough', () => {
     let wire: ReturnType<typeof writeAnthropicPassthrough>;
     let parsed: number[];
     try {
-      plainCall.source = parseJsonBody(plain, 4 * KEEP_OBJECT_BYTES, ENVELOPE_PREFIX);
+      plainCall.source = parseJsonBody(plain, 4 * KEEP_OBJECT_BYTES, { marker: ENVELOPE_PREFIX });
       wire = writeAnthropicPassthrough(plainCall, config);
       parsed = parse.mock.calls.map(([arg]) => String(arg).length);
     } finally {
@@ -79,7 +79,7 @@ describe('writeAnthropicPassthrough', () => {
     expect(bodyText(wire.body)).toBe(bodyText(plain).replace('"sonnet"', '"claude-sonnet-4-6-20260101"'));
 
     const replayed = { model: 'sonnet', max_tokens: 5, messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: pad, signature: 'sy1.openai.abc' }, { type: 'text', text: 'ok' }] }] };
-    const source = parseJsonBody(new TextEncoder().encode(JSON.stringify(replayed)), 4 * KEEP_OBJECT_BYTES, ENVELOPE_PREFIX);
+    const source = parseJsonBody(new TextEncoder().encode(JSON.stringify(replayed)), 4 * KEEP_OBJECT_BYTES, { marker: ENVELOPE_PREFIX });
     const rewritten = writeAnthropicPassthrough(call({}, { source, warn: () => {} }), config);
     expect(JSON.parse(rewritten.body as string)).toEqual({ ...replayed, model: 'claude-sonnet-4-6-20260101', messages: [{ role: 'assistant', content: [{ type: 'text', text: 'ok' }] }] });
   });
