@@ -133,6 +133,8 @@ class ChatRun {
     } catch (err) {
       return Promise.resolve(cannot(err));
     }
+    // The last route's request is written from the IR: the client's body is read no more (see JsonBody.drop).
+    if (target === call.model.routes.at(-1)) call.passthrough?.source.drop();
     if (isPromise(written)) return written.then((wire) => callRoute(call, upstream, target, req, wire, routeWarnings), cannot);
     return callRoute(call, upstream, target, req, written, routeWarnings);
   }

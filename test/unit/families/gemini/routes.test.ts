@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createGateway, type GatewayConfigInput } from '../../../../core/index.ts';
+import { JsonBody } from '../../../../core/http/json-body.ts';
 import type { ChatRequest, ChatResult, StreamEvent } from '../../../../core/ir.ts';
 import type { PassthroughCall, Upstream, UpstreamRequest } from '../../../../core/upstreams/types.ts';
 import { TEST_KEY, testConfig } from '../../../helpers/gateway.ts';
@@ -163,6 +164,18 @@ describe('Gemini routes', () => {
     // Neither is held while the upstream answers (a long prompt held that long outlived young collections).
     expect(fake.wires[0]!.body).toBe('');
     expect(() => fake.passthrough[0]!.source.bytes).toThrow(expect.objectContaining({ kind: 'internal' }));
+  });
+
+  it('lets the client body go once a translated call’s last route has written its request', async () => {
+    fake.result = textResult;
+    const drop = vi.spyOn(JsonBody.prototype, 'drop');
+    try {
+      await call('/models/claude-x:generateContent', hi);
+      expect(drop).toHaveBeenCalledTimes(1);
+      expect(fake.requests).toHaveLength(1);
+    } finally {
+      drop.mockRestore();
+    }
   });
 
   it('counts tokens ({contents} and {generateContentRequest})', async () => {
