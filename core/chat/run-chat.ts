@@ -173,7 +173,8 @@ async function callRoute(call: ChatCall, upstream: Upstream, target: RouteTarget
     if (!body) throw new GatewayError('upstream', `Upstream "${target.provider}" sent an empty stream`);
     // An upstream whose first event is already an error (a throttling frame, an error chunk)
     // gets a real HTTP status, and another route a turn, instead of a 200 with an error frame.
-    const { first, stream } = await openStaged(body, upstream.readStream(req));
+    // The reader gets the model alone: it lives as long as the stream, the prompt need not.
+    const { first, stream } = await openStaged(body, upstream.readStream({ model: req.model }));
     if (first?.type === 'error') {
       void stream.cancel().catch(() => {});
       throw first.error;
@@ -187,7 +188,7 @@ async function callRoute(call: ChatCall, upstream: Upstream, target: RouteTarget
   } catch (err) {
     throw new GatewayError('upstream', `Upstream "${target.provider}" sent a body that is not JSON`, { cause: err });
   }
-  const result = upstream.readResponse(body, req);
+  const result = upstream.readResponse(body, { model: req.model });
   call.warnings.push(...routeWarnings);
   return { kind: 'result', result, target };
 }

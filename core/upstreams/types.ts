@@ -57,6 +57,12 @@ export interface UpstreamRequest {
 /** Collects what a translation changed or dropped; reported in the `x-switchyard-warnings` header. */
 export type Warn = (message: string) => void;
 
+/**
+ * What a reader of an answer is given of the request: its model, not the prompt, which a stream's
+ * reader would otherwise hold for as long as the stream runs.
+ */
+export type ReadRequest = Pick<ChatRequest, 'model'>;
+
 /** One upstream provider kind: the four translator directions plus optional token counting. */
 export interface Upstream {
   readonly kind: UpstreamKind;
@@ -67,9 +73,9 @@ export interface Upstream {
    */
   writeRequest(req: ChatRequest, target: RouteTarget, warn: Warn): UpstreamRequest | Promise<UpstreamRequest>;
   /** A successful non-streaming body → ChatResult. */
-  readResponse(body: unknown, req: ChatRequest): ChatResult;
+  readResponse(body: unknown, req: ReadRequest): ChatResult;
   /** Response bytes → StreamEvents; a new instance per call. */
-  readStream(req: ChatRequest): TransformStream<Uint8Array, StreamEvent>;
+  readStream(req: ReadRequest): TransformStream<Uint8Array, StreamEvent>;
   /** A non-2xx response → GatewayError keeping the upstream status and message. */
   readError(res: UpstreamResponse): Promise<GatewayError>;
   /**

@@ -1,5 +1,6 @@
 /** @see https://ai.google.dev/api/generate-content#generatecontentresponse */
-import type { ChatRequest, ChatResult, FinishReason, Part, Signature } from '../../ir.ts';
+import type { ChatResult, FinishReason, Part, Signature } from '../../ir.ts';
+import type { ReadRequest } from '../types.ts';
 import { mapGeminiFinishReason } from './map-finish-reason.ts';
 import { readGeminiUsage } from './read-usage.ts';
 import { synthesizeCallId } from './tool-call-id.ts';
@@ -11,7 +12,7 @@ import type { GeminiGenerateContentResponse, GeminiPart } from './wire-types.ts'
  * as an empty signed reasoning part (or joins the unsigned text right before it), so the turn
  * can be replayed with the signature where Gemini put it. Parts with no IR meaning are kept raw.
  */
-export function readGeminiResponse(body: unknown, req: ChatRequest): ChatResult {
+export function readGeminiResponse(body: unknown, req: ReadRequest): ChatResult {
   const response = (typeof body === 'object' && body !== null ? body : {}) as GeminiGenerateContentResponse;
   const candidate = response.candidates?.[0];
   const parts = readGeminiParts(candidate?.content?.parts ?? [], response.responseId);

@@ -1,5 +1,6 @@
 /** @see https://platform.openai.com/docs/api-reference/chat/object */
-import type { ChatRequest, ChatResult, FinishReason, Part } from '../../ir.ts';
+import type { ChatResult, FinishReason, Part } from '../../ir.ts';
+import type { ReadRequest } from '../types.ts';
 import { mintReasoningSignature } from '../../signature.ts';
 import { mapOpenAIFinishReason } from './map-finish-reason.ts';
 import { readOpenAIErrorBody } from './read-error.ts';
@@ -9,7 +10,7 @@ import { readOpenAIUsage } from './read-usage.ts';
 import type { OpenAIChatCompletion, OpenAIMessageFields } from './types.ts';
 
 /** A chat.completion body → ChatResult. Only the first choice is read (the gateway never sends `n`). */
-export function readOpenAIResponse(body: unknown, req: ChatRequest, name: string): ChatResult {
+export function readOpenAIResponse(body: unknown, req: ReadRequest, name: string): ChatResult {
   const completion = (typeof body === 'object' && body !== null ? body : {}) as OpenAIChatCompletion;
   // Some hosts (OpenRouter) answer 200 with an error body.
   if (completion.error !== undefined && !completion.choices?.length) {

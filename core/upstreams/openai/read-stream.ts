@@ -1,6 +1,7 @@
 /** @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming */
 import { GatewayError, isGatewayError } from '../../errors.ts';
-import { emptyUsage, type ChatRequest, type FinishReason, type StreamEvent, type Usage } from '../../ir.ts';
+import { emptyUsage, type FinishReason, type StreamEvent, type Usage } from '../../ir.ts';
+import type { ReadRequest } from '../types.ts';
 import type { JsonTemplate } from '../../http/json-template.ts';
 import { createSseReader, type SseMessage } from '../../http/sse-read.ts';
 import { pipeStages, type Stage, stageStream } from '../../http/stage.ts';
@@ -14,7 +15,7 @@ import { createStreamToolCalls } from './stream-tool-calls.ts';
 import type { OpenAIChatCompletion, OpenAIMessageFields } from './types.ts';
 
 /** Response bytes → StreamEvents: SSE framing, then the chunk state machine. */
-export function readOpenAIStream(req: ChatRequest, name: string): TransformStream<Uint8Array, StreamEvent> {
+export function readOpenAIStream(req: ReadRequest, name: string): TransformStream<Uint8Array, StreamEvent> {
   return stageStream(pipeStages(createSseReader(), createOpenAIChunkReader(req, name)));
 }
 
@@ -24,7 +25,7 @@ export function readOpenAIStream(req: ChatRequest, name: string): TransformStrea
  * `stream_options.include_usage` is set), so `finish` waits for that chunk or `[DONE]`. A stream
  * that ends without `finish_reason` still finishes, as `stop`.
  */
-export function createOpenAIChunkReader(req: ChatRequest, name: string): Stage<SseMessage, StreamEvent> {
+export function createOpenAIChunkReader(req: ReadRequest, name: string): Stage<SseMessage, StreamEvent> {
   let sink: (event: StreamEvent) => void = () => {};
   const emit = (event: StreamEvent) => sink(event);
   const blocks = createStreamBlocks(emit);

@@ -14,6 +14,8 @@ const fake = vi.hoisted(() => ({
   events: [] as StreamEvent[],
   /** The passthrough requests as written, and the bodies the fetch was handed. */
   wires: [] as UpstreamRequest[],
+  /** What the translated route's readers were given of the request. */
+  readWith: [] as unknown[],
   sent: [] as unknown[],
 }));
 
@@ -25,13 +27,18 @@ vi.mock('../../../../core/upstreams/registry.ts', () => ({
         fake.requests.push(req);
         return { url: 'http://fake.invalid/translated', headers: {}, body: '{}' };
       },
-      readResponse: () => fake.result!,
-      readStream: () =>
-        new TransformStream<Uint8Array, StreamEvent>({
+      readResponse: (_body, req) => {
+        fake.readWith.push(req);
+        return fake.result!;
+      },
+      readStream: (req) => {
+        fake.readWith.push(req);
+        return new TransformStream<Uint8Array, StreamEvent>({
           flush(controller) {
             for (const event of fake.events) controller.enqueue(event);
           },
-        }),
+        });
+      },
       readError: async () => {
         throw new Error('unused');
       },
@@ -104,6 +111,7 @@ afterEach(() => {
   fake.requests.length = 0;
   fake.passthrough.length = 0;
   fake.wires.length = 0;
+  fake.readWith.length = 0;
   fake.sent.length = 0;
 });
 
@@ -173,6 +181,8 @@ describe('Gemini routes', () => {
       await call('/models/claude-x:generateContent', hi);
       expect(drop).toHaveBeenCalledTimes(1);
       expect(fake.requests).toHaveLength(1);
+      // The reader is given the model, not the prompt it would hold for a stream's life.
+      expect(fake.readWith).toEqual([{ model: 'claude-upstream' }]);
     } finally {
       drop.mockRestore();
     }
