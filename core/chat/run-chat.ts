@@ -133,10 +133,16 @@ class ChatRun {
     } catch (err) {
       return Promise.resolve(cannot(err));
     }
-    // The last route's request is written from the IR: the client's body is read no more (see JsonBody.drop).
-    if (target === call.model.routes.at(-1)) call.passthrough?.source.drop();
-    if (isPromise(written)) return written.then((wire) => callRoute(call, upstream, target, req, wire, routeWarnings), cannot);
-    return callRoute(call, upstream, target, req, written, routeWarnings);
+    // Once the last route's request is written, neither the client's body nor the IR is read
+    // again: held until the upstream answered, a long prompt outlived young collections (see
+    // JsonBody.drop). The call itself needs the model and whether it streams.
+    if (target === call.model.routes.at(-1)) {
+      call.passthrough?.source.drop();
+      this.ir = undefined;
+    }
+    const head = { model: req.model, stream: req.stream };
+    if (isPromise(written)) return written.then((wire) => callRoute(call, upstream, target, head, wire, routeWarnings), cannot);
+    return callRoute(call, upstream, target, head, written, routeWarnings);
   }
 
   finish(outcome: ChatOutcome): ChatOutcome {
@@ -157,7 +163,7 @@ class ChatRun {
 }
 
 /** One translated route's call; its warnings join the call's only when it answers. */
-async function callRoute(call: ChatCall, upstream: Upstream, target: RouteTarget, req: ChatRequest, wire: UpstreamRequest, routeWarnings: readonly string[]): Promise<ChatOutcome> {
+async function callRoute(call: ChatCall, upstream: Upstream, target: RouteTarget, req: Pick<ChatRequest, 'model' | 'stream'>, wire: UpstreamRequest, routeWarnings: readonly string[]): Promise<ChatOutcome> {
   const { ctx } = call;
   const timeoutMs = timeoutFor(ctx, target.config.timeoutMs);
   let res: UpstreamResponse;
@@ -173,8 +179,7 @@ async function callRoute(call: ChatCall, upstream: Upstream, target: RouteTarget
     if (!body) throw new GatewayError('upstream', `Upstream "${target.provider}" sent an empty stream`);
     // An upstream whose first event is already an error (a throttling frame, an error chunk)
     // gets a real HTTP status, and another route a turn, instead of a 200 with an error frame.
-    // The reader gets the model alone: it lives as long as the stream, the prompt need not.
-    const { first, stream } = await openStaged(body, upstream.readStream({ model: req.model }));
+    const { first, stream } = await openStaged(body, upstream.readStream(req));
     if (first?.type === 'error') {
       void stream.cancel().catch(() => {});
       throw first.error;
@@ -188,7 +193,7 @@ async function callRoute(call: ChatCall, upstream: Upstream, target: RouteTarget
   } catch (err) {
     throw new GatewayError('upstream', `Upstream "${target.provider}" sent a body that is not JSON`, { cause: err });
   }
-  const result = upstream.readResponse(body, { model: req.model });
+  const result = upstream.readResponse(body, req);
   call.warnings.push(...routeWarnings);
   return { kind: 'result', result, target };
 }
