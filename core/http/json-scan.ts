@@ -205,8 +205,12 @@ function endOfString(b: Uint8Array, i: number): number {
     if (i >= n) return -1;
     const c = b[i]!;
     if (c === QUOTE) return i + 1;
-    if (c === BACKSLASH) i = endOfEscape(b, i + 1);
-    else if (c < 0x20) return -1;
+    if (c === BACKSLASH) {
+      // The one-letter escapes a prompt is full of (\n, \t, \", \\) without a call.
+      const e = b[i + 1];
+      if (e === 0x6e || e === 0x74 || e === QUOTE || e === BACKSLASH) i += 2;
+      else i = endOfEscape(b, i + 1);
+    } else if (c < 0x20) return -1;
     else i = endOfCharacter(b, i, c);
     if (i < 0) return -1;
   }
