@@ -9,9 +9,14 @@ export function selectPassthrough(upstream: Upstream, target: RouteTarget, famil
   return pass?.family === family && (pass.accepts?.(target) ?? true) ? pass : undefined;
 }
 
-/** Whether the model's first route translates a `family` body (a route reads its object whole). */
-export function translatesFirst(ctx: RequestContext, model: CatalogModel | undefined, family: SourceFamily): boolean {
+/**
+ * Whether the model's first route reads a `family` body as an object: it translates, or its
+ * passthrough rebuilds the body (Bedrock). Such a large body is parsed at once, not scanned.
+ */
+export function readsObjectFirst(ctx: RequestContext, model: CatalogModel | undefined, family: SourceFamily): boolean {
   const target = model?.routes[0];
   const upstream = target && ctx.services.upstreams.get(target.provider);
-  return upstream !== undefined && selectPassthrough(upstream, target!, family) === undefined;
+  if (upstream === undefined) return false;
+  const pass = selectPassthrough(upstream, target!, family);
+  return pass === undefined || pass.readsObject === true;
 }

@@ -22,14 +22,13 @@ const encoder = new TextEncoder();
  * parsed at once, as every route reads it.
  */
 export class JsonBody {
+  #bytes: Uint8Array | undefined;
   #text: string | undefined;
   #object: Record<string, unknown> | undefined;
   #head: Record<string, unknown>;
   /** A scanned body's members, and the marker its scan looked for. */
   #scan: JsonScan | undefined = undefined;
   #marker = '';
-
-  #bytes: Uint8Array | undefined;
 
   constructor(bytes: Uint8Array, text: string | undefined, object: Record<string, unknown> | undefined) {
     this.#bytes = bytes;

@@ -63,9 +63,10 @@ const decoder = new TextDecoder();
 /**
  * A body from `readBody` → a JSON object; over the limit is a 413, malformed JSON or a
  * non-object a 400 with its own message. `await readBody(…)` then this, in the handler. A large
- * body is scanned, not parsed (see JsonBody), unless `parse` says a translating route will need
- * its object (a scan first would be work thrown away: ~10% of such a call); one the scan refuses
- * is parsed, for the parser's verdict, or for the text a decoder makes of ill-formed UTF-8.
+ * body is scanned, not parsed (see JsonBody), unless `parse` says its first route reads it as an
+ * object (a translation: a scan first would be work thrown away, ~10% of such a call); one the
+ * scan refuses is parsed, for the parser's verdict, or for the text a decoder makes of ill-formed
+ * UTF-8.
  * `marker`: a string prefix the scan notes (see JsonBody.mayHoldString).
  */
 export function parseJsonBody(body: Uint8Array, limit: number, options: { marker?: string; parse?: boolean } = {}): JsonBody {

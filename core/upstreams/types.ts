@@ -94,6 +94,8 @@ export interface Passthrough {
   family: SourceFamily;
   /** Narrows the fast path to some routes (Bedrock: Claude models only); all when absent. */
   accepts?(target: RouteTarget): boolean;
+  /** The writer rebuilds the body from its object (Bedrock) instead of splicing its bytes. */
+  readsObject?: boolean;
   writeRequest(call: PassthroughCall): UpstreamRequest | Promise<UpstreamRequest>;
   /**
    * The body to relay for a 2xx response; absent means the upstream body untouched. Bedrock uses

@@ -2,7 +2,7 @@ import type { IRequestStrict, RouterType } from 'itty-router';
 import type { Guard } from '../../app.ts';
 import { runChat } from '../../chat/run-chat.ts';
 import { runCountTokens, TOKEN_COUNT_HEADER } from '../../chat/run-count-tokens.ts';
-import { translatesFirst } from '../../chat/select-passthrough.ts';
+import { readsObjectFirst } from '../../chat/select-passthrough.ts';
 import type { RequestContext } from '../../context.ts';
 import { GatewayError, toGatewayError } from '../../errors.ts';
 import { type JsonBody, KEEP_OBJECT_BYTES } from '../../http/json-body.ts';
@@ -104,12 +104,12 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: Gua
 
 /**
  * A Messages body, parsed or scanned (see parseJsonBody): a large one is parsed at once when the
- * model it leads with goes to a translating route first. Its scan notes replayed signature
- * envelopes (see writeAnthropicPassthrough).
+ * model it leads with has a first route that reads it as an object (one that translates, or
+ * Bedrock's passthrough). Its scan notes replayed signature envelopes (see writeAnthropicPassthrough).
  */
 function readMessagesBody(ctx: RequestContext, bytes: Uint8Array, limit: number): JsonBody {
   const lead = bytes.byteLength > KEEP_OBJECT_BYTES ? readLeadingString(bytes, 'model') : undefined;
-  const parse = lead !== undefined && translatesFirst(ctx, ctx.services.catalog.find(lead), 'anthropic');
+  const parse = lead !== undefined && readsObjectFirst(ctx, ctx.services.catalog.find(lead), 'anthropic');
   return parseJsonBody(bytes, limit, { marker: ENVELOPE_PREFIX, parse });
 }
 

@@ -2,7 +2,7 @@ import type { IRequestStrict, RouterType } from 'itty-router';
 import type { Guard } from '../../app.ts';
 import type { RequestContext } from '../../context.ts';
 import { runChat } from '../../chat/run-chat.ts';
-import { translatesFirst } from '../../chat/select-passthrough.ts';
+import { readsObjectFirst } from '../../chat/select-passthrough.ts';
 import { GatewayError, toGatewayError } from '../../errors.ts';
 import { parseJsonBody, readBody } from '../../http/read-body.ts';
 import { Reply } from '../../http/reply.ts';
@@ -49,8 +49,8 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Reply
   const model = ctx.services.catalog.resolve(name);
   const limit = ctx.services.config.limits.maxBodyBytes;
   if (action === 'countTokens') return countGeminiTokens(ctx, model, parseJsonBody(await readBody(req, limit), limit), req.headers);
-  // A large body bound for a translating route is parsed at once (see parseJsonBody).
-  const body = parseJsonBody(await readBody(req, limit), limit, { parse: translatesFirst(ctx, model, 'gemini') });
+  // A large body bound for a route that reads it as an object (a translation) is parsed at once (see parseJsonBody).
+  const body = parseJsonBody(await readBody(req, limit), limit, { parse: readsObjectFirst(ctx, model, 'gemini') });
 
   // Only `body` may keep the parsed object from here (a passthrough lets a large one go: see JsonBody).
   const maxOutputTokens = readGenerateContentHead(body.head).generationConfig?.maxOutputTokens;

@@ -56,6 +56,7 @@ export function createBedrockUpstream(name: string, config: BedrockConfig): Upst
     passthrough: {
       family: 'anthropic',
       accepts: (target: RouteTarget) => isBedrockClaude(target.upstreamModel),
+      readsObject: true,
       writeRequest: writePassthrough,
       readBody: readBedrockPassthroughBody,
     },
