@@ -159,9 +159,17 @@ function spliceScanned(bytes: Uint8Array, scan: JsonScan, key: string, json: str
   if (!found) return undefined;
   const value = encoder.encode(json);
   const { from } = scan;
+  // The client named the upstream's own id (Claude Code with the default catalogue): its bytes go as they are.
+  if (sameBytes(bytes, found.start, found.end, value)) return bytes.subarray(from);
   const out = new Uint8Array(found.start - from + value.byteLength + bytes.byteLength - found.end);
   out.set(bytes.subarray(from, found.start));
   out.set(value, found.start - from);
   out.set(bytes.subarray(found.end), found.start - from + value.byteLength);
   return out;
+}
+
+function sameBytes(bytes: Uint8Array, start: number, end: number, value: Uint8Array): boolean {
+  if (end - start !== value.length) return false;
+  for (let i = 0; i < value.length; i++) if (bytes[start + i] !== value[i]) return false;
+  return true;
 }

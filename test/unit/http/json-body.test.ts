@@ -60,6 +60,13 @@ describe('JsonBody', () => {
       expect(scanned(`{"model":"a","pad":"${pad}","model":"b"}`).spliceMember('model', '"real"')).toBeUndefined();
     });
 
+    it('sends its bytes as they are, without a copy, when the new value is the one they hold', () => {
+      const bytes = new TextEncoder().encode(`{"model":"claude-opus-4-6","pad":"${pad}"}`);
+      const out = JsonBody.fromScan(bytes, scanJsonObject(bytes)!, '').spliceMember('model', '"claude-opus-4-6"') as Uint8Array;
+      expect(out.buffer).toBe(bytes.buffer);
+      expect(out.byteLength).toBe(bytes.byteLength);
+    });
+
     it('answers whether a string may start with its marker from the scan, and any other prefix from the text', () => {
       const marked = scanned(`{"m":[{"signature":"sy1.openai.x"}],"pad":"${pad}"}`, 'sy1.');
       expect(marked.mayHoldString('sy1.')).toBe(true);
