@@ -84,7 +84,7 @@ export class JsonBody {
    */
   mayHoldString(prefix: string): boolean {
     if (this.#scan && prefix === this.#marker) return this.#scan.marked;
-    return this.text.includes(`"${prefix}`);
+    return this.text.includes(quoted(prefix));
   }
 
   /**
@@ -136,6 +136,18 @@ export class JsonBody {
     this.#object = undefined;
     this.#scan = undefined;
   }
+}
+
+let lastPrefix = '';
+let lastQuoted = '"';
+
+/** `"prefix`, made once for the prefix every call asks about, not per request. */
+function quoted(prefix: string): string {
+  if (prefix !== lastPrefix) {
+    lastPrefix = prefix;
+    lastQuoted = `"${prefix}`;
+  }
+  return lastQuoted;
 }
 
 /** The members other than arrays, parsed; the last of a repeated key wins, as in JSON.parse. */
