@@ -1,6 +1,7 @@
 import { ApiError, GoogleGenAI, type Content, type GenerateContentResponse } from '@google/genai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, sseChunks, type FakeHandler, type FakeReply, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { KEEP_OBJECT_BYTES } from '../../core/http/json-body.ts';
 import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
 import { loadFixture, loadJsonFixture } from '../helpers/streams.ts';
 
@@ -125,6 +126,17 @@ describe('Gemini model: the client body goes upstream untouched', () => {
     expect(seen.body).toBe(direct);
     expect(seen.json).toEqual(expectedBody);
     expectUpstreamAuth(seen.headers, 'x-goog-api-key', GEMINI_UPSTREAM_KEY);
+  });
+
+  it('a long context (past 64 KiB, non-ASCII) goes up as the same bytes: the gateway scans it, it does not re-serialise it', async () => {
+    const long = { ...request, contents: `Résumé — 日本 🎉 ${'lorem ipsum dolor '.repeat(Math.ceil(KEEP_OBJECT_BYTES / 18))}` };
+    const direct = await sdkBody((c) => c.models.generateContent({ ...long, model: 'gemini-2.5-flash' } as never), json('gemini-text.json'));
+    gemini.reply(() => json('gemini-text.json'));
+    const response = await ai.models.generateContent(long as never);
+    expect(response.text).toBe('Paris is the capital of France.');
+    const seen = gemini.requests[0]!;
+    expect(seen.body.length).toBeGreaterThan(KEEP_OBJECT_BYTES);
+    expect(seen.body).toBe(direct);
   });
 
   it('generateContentStream: SSE chunks arrive one by one from :streamGenerateContent?alt=sse', async () => {
