@@ -4,6 +4,7 @@ import type { RequestContext } from '../../context.ts';
 import { runChat } from '../../chat/run-chat.ts';
 import { readsObjectFirst } from '../../chat/select-passthrough.ts';
 import { GatewayError, toGatewayError } from '../../errors.ts';
+import { KEEP_OBJECT_BYTES } from '../../http/json-body.ts';
 import { parseJsonBody, readBody } from '../../http/read-body.ts';
 import { Reply } from '../../http/reply.ts';
 import { jsonReply, sseReply, withRequestId } from '../../http/respond.ts';
@@ -48,9 +49,11 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Reply
   }
   const model = ctx.services.catalog.resolve(name);
   const limit = ctx.services.config.limits.maxBodyBytes;
-  if (action === 'countTokens') return countGeminiTokens(ctx, model, parseJsonBody(await readBody(req, limit), limit), req.headers);
-  // A large body bound for a route that reads it as an object (a translation) is parsed at once (see parseJsonBody).
-  const body = parseJsonBody(await readBody(req, limit), limit, { parse: readsObjectFirst(ctx, model, 'gemini') });
+  const bytes = await readBody(req, limit);
+  if (action === 'countTokens') return countGeminiTokens(ctx, model, parseJsonBody(bytes, limit), req.headers);
+  // A large body bound for a route that reads it as an object (a translation) is parsed at once
+  // (see parseJsonBody); a small one is parsed anyway, without the question asked.
+  const body = parseJsonBody(bytes, limit, { parse: bytes.byteLength > KEEP_OBJECT_BYTES && readsObjectFirst(ctx, model, 'gemini') });
 
   // Only `body` may keep the parsed object from here (a passthrough lets a large one go: see JsonBody).
   const maxOutputTokens = readGenerateContentHead(body.head).generationConfig?.maxOutputTokens;
