@@ -1,12 +1,16 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { openStorage } from '../../adapters/storage/open-storage.ts';
+import { KEEP_OBJECT_BYTES } from '../../core/http/json-body.ts';
 import { readConfig, type GatewayConfigInput, type GatewayOptions } from '../../core/index.ts';
 import { sseChunks, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { TEST_KEY, testConfig } from '../helpers/gateway.ts';
 
-/** Small enough that the 413 case stays cheap on every transport. */
-export const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * Small enough that the 413 case stays cheap on every transport, and above KEEP_OBJECT_BYTES so
+ * that a body the gateway scans rather than parses fits under it.
+ */
+export const MAX_BODY_BYTES = 256 * 1024;
 
 /** Reads usage records back where the gateway keeps them (SQLite for the spawned runtimes, memory in process). */
 const ADMIN_TOKEN = 'runtime-suite-admin-token-0123456789';
@@ -179,6 +183,17 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       const sent = JSON.stringify({ model: 'acme.claude-test', max_tokens: 16, messages: [{ role: 'user', content: `café — 日本 🎉 ${'x'.repeat(20_000)}` }] });
       const res = await messages(sent);
       expect(res.status).toBe(200);
+      expect(fake.requests.at(-1)!.body).toBe(sent.replace('"acme.claude-test"', '"claude-upstream-1"'));
+    });
+
+    it("a body past 64 KiB (scanned, not parsed) goes upstream as it came, only the model spliced in", async () => {
+      const fake = opts.upstream();
+      fake.reply(() => ({ body: MESSAGE }));
+      const sent = JSON.stringify({ model: 'acme.claude-test', max_tokens: 16, messages: [{ role: 'user', content: `café — 日本 🎉 ${'lorem ipsum '.repeat(8_000)}` }] });
+      expect(sent.length).toBeGreaterThan(KEEP_OBJECT_BYTES);
+      const res = await messages(sent);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual(MESSAGE);
       expect(fake.requests.at(-1)!.body).toBe(sent.replace('"acme.claude-test"', '"claude-upstream-1"'));
     });
 
