@@ -1,4 +1,5 @@
 import { BACKSLASH, CLOSE_BRACE, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-chars.ts';
+import { startOfText } from './text-bytes.ts';
 
 /**
  * A JSON object read straight from its UTF-8 bytes: checked against the grammar (RFC 8259, and
@@ -36,7 +37,7 @@ export interface JsonScan {
 export function scanJsonObject(bytes: Uint8Array, marker = ''): JsonScan | undefined {
   const b = bytes;
   const n = b.length;
-  const from = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+  const from = startOfText(b);
   const mark = encodeAscii(marker);
   let marked = false;
   let i = skipSpace(b, from);
@@ -107,7 +108,7 @@ export function scanJsonObject(bytes: Uint8Array, marker = ''): JsonScan | undef
  */
 export function readLeadingString(bytes: Uint8Array, key: string): string | undefined {
   const b = bytes;
-  let i = skipSpace(b, b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0);
+  let i = skipSpace(b, startOfText(b));
   if (b[i] !== OPEN_BRACE) return undefined;
   i = skipSpace(b, i + 1);
   if (b[i] !== QUOTE || !startsWith(b, i + 1, encodeAscii(key)) || b[i + 1 + key.length] !== QUOTE) return undefined;

@@ -9,7 +9,13 @@ const REPLACEMENT = '\uFFFD';
  */
 export function readTextBytes(bytes: Uint8Array, text: string): Uint8Array | undefined {
   if (text.includes(REPLACEMENT)) return undefined;
-  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+  const from = startOfText(bytes);
+  return from ? bytes.subarray(from) : bytes;
+}
+
+/** Where UTF-8 text starts in `bytes`: past a byte-order mark (which a default decoder drops), else 0. */
+export function startOfText(bytes: Uint8Array): number {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
 }
 
 /**
