@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.ts';
 import { OPEN_BRACKET } from './json-chars.ts';
 import type { JsonScan, ScannedMember } from './json-scan.ts';
-import { spliceTopLevel, spliceTopLevelBytes } from './json-splice.ts';
+import { replaceBytes, spliceTopLevel, spliceTopLevelBytes } from './json-splice.ts';
 import { readTextBytes } from './text-bytes.ts';
 
 /**
@@ -11,7 +11,6 @@ import { readTextBytes } from './text-bytes.ts';
 export const KEEP_OBJECT_BYTES = 64 * 1024;
 
 const decoder = new TextDecoder();
-const encoder = new TextEncoder();
 
 /**
  * A client's JSON body: the bytes as received, and the text and object they decode and parse to,
@@ -169,19 +168,5 @@ function spliceScanned(bytes: Uint8Array, scan: JsonScan, key: string, json: str
     found = member;
   }
   if (!found) return undefined;
-  const value = encoder.encode(json);
-  const { from } = scan;
-  // The client named the upstream's own id (Claude Code with the default catalogue): its bytes go as they are.
-  if (sameBytes(bytes, found.start, found.end, value)) return bytes.subarray(from);
-  const out = new Uint8Array(found.start - from + value.byteLength + bytes.byteLength - found.end);
-  out.set(bytes.subarray(from, found.start));
-  out.set(value, found.start - from);
-  out.set(bytes.subarray(found.end), found.start - from + value.byteLength);
-  return out;
-}
-
-function sameBytes(bytes: Uint8Array, start: number, end: number, value: Uint8Array): boolean {
-  if (end - start !== value.length) return false;
-  for (let i = 0; i < value.length; i++) if (bytes[start + i] !== value[i]) return false;
-  return true;
+  return replaceBytes(bytes, scan.from, found.start, found.end, json);
 }

@@ -33,12 +33,28 @@ export function spliceTopLevelBytes(bytes: Uint8Array, text: string, key: string
     else start = bytes.byteLength - utf8Length(text, span[1], text.length) - value;
     end = start + value;
   }
+  return replaceBytes(bytes, 0, start, end, json);
+}
+
+/**
+ * `bytes[from…]` with `bytes[start, end)` replaced by `json`'s UTF-8, copied once; the bytes
+ * themselves, a view and no copy, when they already hold it (a client that names the upstream's
+ * own id, as Claude Code does with the default catalogue).
+ */
+export function replaceBytes(bytes: Uint8Array, from: number, start: number, end: number, json: string): Uint8Array {
   const value = encoder.encode(json);
-  const out = new Uint8Array(start + value.byteLength + bytes.byteLength - end);
-  out.set(bytes.subarray(0, start));
-  out.set(value, start);
-  out.set(bytes.subarray(end), start + value.byteLength);
+  if (sameBytes(bytes, start, end, value)) return from ? bytes.subarray(from) : bytes;
+  const out = new Uint8Array(start - from + value.byteLength + bytes.byteLength - end);
+  out.set(bytes.subarray(from, start));
+  out.set(value, start - from);
+  out.set(bytes.subarray(end), start - from + value.byteLength);
   return out;
+}
+
+function sameBytes(bytes: Uint8Array, start: number, end: number, value: Uint8Array): boolean {
+  if (end - start !== value.length) return false;
+  for (let i = 0; i < value.length; i++) if (bytes[start + i] !== value[i]) return false;
+  return true;
 }
 
 const encoder = new TextEncoder();

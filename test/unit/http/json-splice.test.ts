@@ -80,6 +80,12 @@ describe('spliceTopLevelBytes', () => {
     expect(decode(out)).toBe(text.replace('"alias"', m));
   });
 
+  it('gives the bytes themselves, not a copy, when the member already holds the value', () => {
+    const text = '{"model":"claude-sonnet-4-5","messages":[{"content":"naïve"}]}';
+    const bytes = encode(text);
+    expect(spliceTopLevelBytes(bytes, text, 'model', m, true)).toBe(bytes);
+  });
+
   it('gives up where the text splice does', () => {
     for (const text of ['{"a":{"model":"x"}}', '{"model":"a","model":"b"}', '["model"]']) expect(spliceTopLevelBytes(encode(text), text, 'model', m)).toBeUndefined();
   });
