@@ -1,6 +1,8 @@
+import tls from 'node:tls';
 import type { Server } from 'bun';
 import type { Gateway, Reply, UpstreamFetch } from '../core/index.ts';
 import { writeBunResponse } from './bun-response.ts';
+import { createBunFetch } from './bun-upstream.ts';
 
 /** Bun's longest idle limit: how long a keep-alive connection may sit unused between requests. */
 export const BUN_IDLE_TIMEOUT_S = 255;
@@ -39,3 +41,21 @@ export function serveBun(gateway: Pick<Gateway, 'reply'>, options: { port: numbe
  * (core's timer), and a stream may then run as long as it likes.
  */
 export const bunUpstreamFetch: UpstreamFetch = (url, init) => fetch(url, Object.assign(init, { timeout: false }));
+
+/**
+ * The Bun adapter's upstream client: its own sockets (createBunFetch), unless the environment names
+ * an HTTP proxy (`HTTPS_PROXY`, `HTTP_PROXY`), which only Bun's fetch goes through, or
+ * `SWITCHYARD_UPSTREAM_CLIENT=fetch` asks for Bun's fetch. With `NODE_EXTRA_CA_CERTS` set, the
+ * sockets trust what Bun's fetch trusts: its bundled roots and those certificates (`readDefaultCa`,
+ * node:tls's `getCACertificates('default')`).
+ */
+export function selectBunUpstream(env: Record<string, string | undefined>, readDefaultCa: () => string[] = readBunDefaultCa): { fetch: UpstreamFetch; name: 'sockets' | 'fetch' } {
+  const proxied = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((name) => Boolean(env[name]));
+  if (proxied || env.SWITCHYARD_UPSTREAM_CLIENT === 'fetch') return { fetch: bunUpstreamFetch, name: 'fetch' };
+  return { fetch: createBunFetch(env.NODE_EXTRA_CA_CERTS ? { ca: readDefaultCa() } : {}), name: 'sockets' };
+}
+
+/** Bun's bundled roots with NODE_EXTRA_CA_CERTS's certificates (not in @types/node 20's node:tls). */
+function readBunDefaultCa(): string[] {
+  return (tls as unknown as { getCACertificates(kind: 'default'): string[] }).getCACertificates('default');
+}

@@ -1,12 +1,13 @@
 import process from 'node:process';
-import { bunUpstreamFetch, serveBun } from './bun-serve.ts';
+import { selectBunUpstream, serveBun } from './bun-serve.ts';
 import { exitOnStartupError, readListenOptions, startGateway } from './startup.ts';
 
-/** `bun run adapters/bun.ts`: Bun.serve around the core handler (serveBun); Bun's own fetch goes upstream. */
-const gateway = await startGateway({ fetch: bunUpstreamFetch }).catch(exitOnStartupError);
+/** `bun run adapters/bun.ts`: Bun.serve around the core handler (serveBun), upstream calls on the adapter's sockets. */
+const upstream = selectBunUpstream(process.env);
+const gateway = await startGateway({ fetch: upstream.fetch }).catch(exitOnStartupError);
 const listen = readListenOptions();
 const server = serveBun(gateway, listen);
-console.error(`switchyard: listening on http://${listen.hostname}:${server.port} (bun ${Bun.version})`);
+console.error(`switchyard: listening on http://${listen.hostname}:${server.port} (bun ${Bun.version}, upstream client: ${upstream.name})`);
 
 // Stops accepting, lets open requests finish, then writes pending usage records before exiting.
 const stop = async () => {

@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { ClientSignal, UpstreamFetch, UpstreamInit, UpstreamResponse } from '../core/index.ts';
 import { UpstreamCall } from './node-upstream-call.ts';
+import { readTarget } from './upstream-target.ts';
 
 /**
  * The upstream pool. undici cuts an answer whose body is quiet for 300 s by default; a stream may
@@ -37,22 +38,4 @@ export function createNodeFetch(): UpstreamFetch {
     });
   };
   return Object.assign(fetch, { enforcesHeadersTimeout: true });
-}
-
-/**
- * Origin and path of an upstream URL. The URLs come from the configuration (a provider's base URL
- * plus the model's path), so a few distinct strings repeat on every call: each is parsed once.
- */
-const targets = new Map<string, { origin: string; path: string }>();
-const TARGETS_LIMIT = 256;
-
-function readTarget(url: string): { origin: string; path: string } {
-  let target = targets.get(url);
-  if (!target) {
-    const parsed = new URL(url);
-    target = { origin: parsed.origin, path: parsed.pathname + parsed.search };
-    if (targets.size >= TARGETS_LIMIT) targets.clear();
-    targets.set(url, target);
-  }
-  return target;
 }

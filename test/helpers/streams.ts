@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { GatewayError } from '../../core/errors.ts';
+import type { UpstreamResponse } from '../../core/index.ts';
 
 export function fromArray<T>(items: readonly T[]): ReadableStream<T> {
   return new ReadableStream<T>({
@@ -46,4 +47,15 @@ export function readInPieces<T>(text: string, size: number, reader: ReadableWrit
 /** What a client can tell of a gateway error: compared in tests instead of the error object. */
 export function errorView(e: GatewayError) {
   return { kind: e.kind, status: e.status, message: e.message, code: e.opts.code, retryAfter: e.opts.retryAfter };
+}
+
+/** An upstream answer's body read through its chunk reader, as UTF-8 text. */
+export async function readAnswerText(answer: UpstreamResponse): Promise<string> {
+  const reader = answer.reader!();
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text;
+    text += Buffer.from(value).toString('utf8');
+  }
 }

@@ -11,20 +11,25 @@ const bun = runtimeBin('bun');
 
 /**
  * Bun has two idle limits that count while a request waits on its upstream: Bun.serve's (255 s
- * at most) and its fetch's (300 s). Both would cut a model that takes longer than that to answer,
- * though the provider's `timeoutMs` (600 s by default) allows it. Here both are one second, and
- * the upstream takes ten: the answers must still arrive, and an idle keep-alive connection must
- * still be closed once its answer is written.
+ * at most) and, when the upstream client is Bun's fetch, the fetch's (300 s). Both would cut a
+ * model that takes longer than that to answer, though the provider's `timeoutMs` (600 s by
+ * default) allows it. Here both are one second, and the upstream takes ten: the answers must
+ * still arrive, and an idle keep-alive connection must still be closed once its answer is
+ * written. Run with each upstream client the adapter may pick: its own sockets and Bun's fetch.
  */
 const WAIT_MS = 10_000;
 
-describe.skipIf(!bun)('bun adapter: no idle limit while a request is in flight', { concurrent: true }, () => {
+describe.skipIf(!bun).each(['sockets', 'fetch'])('bun adapter (upstream client: %s): no idle limit while a request is in flight', { concurrent: true }, (client) => {
   let upstream: FakeUpstream;
   let gateway: SpawnedGateway;
 
   beforeAll(async () => {
     upstream = await startSlowUpstream(WAIT_MS);
-    gateway = await spawnGateway(bun!, ['run', 'test/runtime/fixtures/serve-bun-short-idle.ts'], runtimeConfig(upstream.url), 45_000, { BUN_CONFIG_HTTP_IDLE_TIMEOUT: '1' });
+    gateway = await spawnGateway(bun!, ['run', 'test/runtime/fixtures/serve-bun-short-idle.ts'], runtimeConfig(upstream.url), 45_000, {
+      BUN_CONFIG_HTTP_IDLE_TIMEOUT: '1',
+      SWITCHYARD_UPSTREAM_CLIENT: client,
+    });
+    expect(gateway.stderr()).toContain(`upstream client: ${client}`);
   });
 
   afterAll(async () => {

@@ -4,8 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeNodeReply } from '../../../adapters/node-io.ts';
 import { createNodeFetch } from '../../../adapters/node-upstream.ts';
 import { tapPassthroughUsage } from '../../../core/chat/read-passthrough-usage.ts';
-import { ClientAbort, Reply, type ChunkReader, type UpstreamResponse } from '../../../core/index.ts';
+import { ClientAbort, Reply, type ChunkReader } from '../../../core/index.ts';
 import { tapSocketWrites } from '../../helpers/socket-writes.ts';
+import { readAnswerText } from '../../helpers/streams.ts';
 
 // The Node upstream client reads answers through its own undici dispatch handler
 // (adapters/node-upstream-call.ts) instead of undici's stream: these are the duties that
@@ -31,16 +32,6 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 const post = (url: string, init: { signal?: ClientAbort; headersTimeoutMs?: number } = {}) =>
   createNodeFetch()(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', ...init } as never);
 
-async function readAll(answer: UpstreamResponse): Promise<string> {
-  const reader = answer.reader!();
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return text;
-    text += Buffer.from(value).toString('utf8');
-  }
-}
-
 /** Resolves when the upstream sees its request's connection close. */
 function closedOn(req: IncomingMessage): Promise<void> {
   return new Promise((resolve) => req.socket.once('close', () => resolve()));
@@ -57,7 +48,7 @@ describe('createNodeFetch: an answer read through the dispatch handler', () => {
     expect(answer.status).toBe(200);
     expect(answer.ok).toBe(true);
     expect(answer.headers.get('X-Request-Id')).toBe('req_1');
-    expect(await readAll(answer)).toBe('event: a\n\nevent: b\n\n');
+    expect(await readAnswerText(answer)).toBe('event: a\n\nevent: b\n\n');
   });
 
   it('skips an informational 103 and answers with the final status', async () => {

@@ -38,7 +38,11 @@ const HOT = [
   'adapters/node-request.ts',
   'adapters/node-upstream.ts',
   'adapters/node-upstream-call.ts',
+  'adapters/upstream-answer.ts',
   'adapters/bun-response.ts',
+  'adapters/bun-upstream.ts',
+  'adapters/http1-response.ts',
+  'adapters/http1-headers.ts',
 ];
 
 function listTs(path: string): string[] {

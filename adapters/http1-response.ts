@@ -1,0 +1,313 @@
+/**
+ * An HTTP/1.1 response read from the bytes of a socket as they come (RFC 9112): status line and
+ * header section, then a body framed by `content-length`, by chunked transfer coding or by the
+ * connection's close. Body chunks are views of the bytes given, not copies. Used by the Bun
+ * adapter's upstream client (bun-upstream.ts).
+ */
+import { Buffer } from 'node:buffer';
+
+import type { HeadersLike } from '../core/index.ts';
+import { joinBytes } from '../core/http/join-bytes.ts';
+import { HeaderLines } from './http1-headers.ts';
+
+export interface ResponseSink {
+  /** The final answer's status and headers (1xx answers are skipped). */
+  onHead(status: number, headers: HeadersLike): void;
+  onBody(chunk: Uint8Array): void;
+  onEnd(): void;
+}
+
+/** A response this reader refuses: the connection cannot be used again. */
+export class Http1ParseError extends Error {
+  override name = 'Http1ParseError';
+}
+
+/** Longest status line and header section accepted (undici's default is 16 KiB). */
+export const MAX_HEAD_BYTES = 64 * 1024;
+
+const enum State {
+  Head,
+  Length,
+  ChunkSize,
+  ChunkData,
+  ChunkDataEnd,
+  Trailers,
+  UntilClose,
+  Done,
+}
+
+const CR = 13;
+const LF = 10;
+/** Status line (version, code, optional reason), then each header line after its CRLF. */
+const HEAD = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n\0]*)?((?:\r\n[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\r\n\0]*)*)$/;
+const DIGITS = /^\d+$/;
+const HEX = /^[0-9A-Fa-f]+$/;
+/** A chunk size line: hex size, then optional extensions (ignored, as RFC 9112 allows). */
+const MAX_CHUNK_LINE = 4096;
+
+export class Http1ResponseReader {
+  #sink: ResponseSink;
+  #noBody: boolean;
+  #state = State.Head;
+  /** Bytes of a head or a chunk-size/trailer line split across reads. */
+  #pending: Uint8Array | undefined;
+  #remaining = 0;
+  #keepAlive = true;
+  #keepAliveHint: string | undefined;
+  #headed = false;
+
+  /** `noBody`: the request was a HEAD, so no answer has a body whatever its headers say. */
+  constructor(sink: ResponseSink, noBody = false) {
+    this.#sink = sink;
+    this.#noBody = noBody;
+  }
+
+  /** Whether the connection may carry another request once this answer has ended. */
+  get keepAlive(): boolean {
+    return this.#keepAlive;
+  }
+
+  /** The answer's `keep-alive` header (`timeout=N`): how long the upstream keeps an unused connection. */
+  get keepAliveHint(): string | undefined {
+    return this.#keepAliveHint;
+  }
+
+  get done(): boolean {
+    return this.#state === State.Done;
+  }
+
+  /** Whether the final answer's head has been read (body bytes may follow). */
+  get headed(): boolean {
+    return this.#headed;
+  }
+
+  /** Reads the next bytes; throws Http1ParseError for what is not a response this reader takes. */
+  read(data: Uint8Array): void {
+    let at = 0;
+    while (at < data.length) {
+      switch (this.#state) {
+        case State.Head: {
+          at = this.#readHead(data, at);
+          break;
+        }
+        case State.Length: {
+          const take = Math.min(this.#remaining, data.length - at);
+          this.#sink.onBody(data.subarray(at, at + take));
+          at += take;
+          this.#remaining -= take;
+          if (this.#remaining === 0) this.#end();
+          break;
+        }
+        case State.ChunkSize: {
+          const line = this.#readLine(data, at);
+          if (!line) return;
+          at = line.next;
+          this.#startChunk(line.text);
+          break;
+        }
+        case State.ChunkData: {
+          const take = Math.min(this.#remaining, data.length - at);
+          this.#sink.onBody(data.subarray(at, at + take));
+          at += take;
+          this.#remaining -= take;
+          if (this.#remaining === 0) this.#state = State.ChunkDataEnd;
+          break;
+        }
+        case State.ChunkDataEnd: {
+          const line = this.#readLine(data, at);
+          if (!line) return;
+          if (line.text !== '') throw new Http1ParseError('Chunk data is not followed by CRLF');
+          at = line.next;
+          this.#state = State.ChunkSize;
+          break;
+        }
+        case State.Trailers: {
+          const line = this.#readLine(data, at);
+          if (!line) return;
+          at = line.next;
+          if (line.text === '') this.#end();
+          break;
+        }
+        case State.UntilClose: {
+          this.#sink.onBody(at === 0 ? data : data.subarray(at));
+          return;
+        }
+        case State.Done:
+          // Bytes past the answer's end: no pipelining here, so the connection is out of step.
+          throw new Http1ParseError('Data after the end of the answer');
+      }
+    }
+  }
+
+  /**
+   * The connection closed. A body that runs until the close ends here; any other answer was cut
+   * short, which throws.
+   */
+  close(): void {
+    if (this.#state === State.UntilClose) {
+      this.#end();
+      return;
+    }
+    if (this.#state !== State.Done) throw new Http1ParseError(this.#headed ? 'Connection closed before the answer ended' : 'Connection closed before an answer');
+  }
+
+  #end(): void {
+    this.#state = State.Done;
+    this.#sink.onEnd();
+  }
+
+  /** Reads up to the end of the header section; returns where the body starts (or data's end). */
+  #readHead(data: Uint8Array, at: number): number {
+    const pending = this.#pending;
+    const bytes = pending ? joinTwo(pending, data.subarray(at)) : data;
+    const from = pending ? 0 : at;
+    const end = findHeadEnd(bytes, pending ? Math.max(0, pending.length - 3) : from);
+    if (end < 0) {
+      if (bytes.length - from > MAX_HEAD_BYTES) throw new Http1ParseError('Response head is too large');
+      this.#pending = bytes.slice(from);
+      return data.length;
+    }
+    if (end - from > MAX_HEAD_BYTES) throw new Http1ParseError('Response head is too large');
+    this.#pending = undefined;
+    this.#applyHead(readLatin1(bytes, from, end - 4));
+    // Where the body starts, in `data`'s offsets.
+    return pending ? at + (end - pending.length) : end;
+  }
+
+  #applyHead(head: string): void {
+    // One expression checks the whole head: a status line, then header lines of a token, a colon
+    // and a value without CR, LF or NUL.
+    const status = HEAD.exec(head);
+    if (!status) throw new Http1ParseError('Malformed response head');
+    const code = Number(status[2]);
+    // 1xx (100 Continue, 103 Early Hints): informational; the real answer's head follows. 101 is
+    // an upgrade, which this client never asks for.
+    if (code < 200) {
+      if (code === 101) throw new Http1ParseError('Unexpected protocol switch');
+      return;
+    }
+    const fields = status[3]!;
+    const lines = fields ? fields.slice(2).split('\r\n') : [];
+    const framing = readFramingFields(lines);
+    this.#headed = true;
+    const connection = readList(framing.connection);
+    this.#keepAlive = status[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive');
+    this.#keepAliveHint = framing.keepAlive ?? undefined;
+    this.#state = this.#readFraming(code, framing);
+    this.#sink.onHead(code, new HeaderLines(lines));
+    if (this.#state === State.Done) this.#sink.onEnd();
+  }
+
+  #readFraming(code: number, framing: FramingFields): State {
+    if (this.#noBody || code === 204 || code === 304) return State.Done;
+    const coding = readList(framing.transferEncoding);
+    const length = framing.contentLength;
+    if (coding.length) {
+      // With both, the transfer coding wins and the connection is not used again (RFC 9112 6.3).
+      if (length !== null) this.#keepAlive = false;
+      if (coding[coding.length - 1] === 'chunked') return State.ChunkSize;
+      this.#keepAlive = false;
+      return State.UntilClose;
+    }
+    if (length !== null) {
+      // Repeated or comma-joined, every value must be the same number.
+      const values = length.split(',');
+      const first = values[0]!.trim();
+      if (!DIGITS.test(first) || values.some((value) => value.trim() !== first)) throw new Http1ParseError('Malformed content-length');
+      this.#remaining = Number(first);
+      if (!Number.isSafeInteger(this.#remaining)) throw new Http1ParseError('Malformed content-length');
+      return this.#remaining === 0 ? State.Done : State.Length;
+    }
+    this.#keepAlive = false;
+    return State.UntilClose;
+  }
+
+  #startChunk(line: string): void {
+    const semi = line.indexOf(';');
+    const size = (semi < 0 ? line : line.slice(0, semi)).trim();
+    if (!HEX.test(size) || size.length > 12) throw new Http1ParseError('Malformed chunk size');
+    this.#remaining = parseInt(size, 16);
+    this.#state = this.#remaining === 0 ? State.Trailers : State.ChunkData;
+  }
+
+  /** One CRLF-ended line (a chunk size, a chunk's end or a trailer), across reads if need be. */
+  #readLine(data: Uint8Array, at: number): { text: string; next: number } | undefined {
+    const lf = data.indexOf(LF, at);
+    const pending = this.#pending;
+    if (lf < 0) {
+      const rest = data.subarray(at);
+      this.#pending = pending ? joinTwo(pending, rest) : rest.slice();
+      if (this.#pending.length > MAX_CHUNK_LINE) throw new Http1ParseError('Line too long');
+      return undefined;
+    }
+    const bytes = pending ? joinTwo(pending, data.subarray(at, lf + 1)) : data.subarray(at, lf + 1);
+    this.#pending = undefined;
+    if (bytes.length < 2 || bytes[bytes.length - 2] !== CR) throw new Http1ParseError('Line not ended by CRLF');
+    if (bytes.length > MAX_CHUNK_LINE) throw new Http1ParseError('Line too long');
+    return { text: readLatin1(bytes, 0, bytes.length - 2), next: lf + 1 };
+  }
+}
+
+/** Offset just past the CRLFCRLF that ends a head, searching from `scan`; -1 when not there yet. */
+function findHeadEnd(bytes: Uint8Array, scan: number): number {
+  const at = asBuffer(bytes).indexOf(HEAD_END, scan);
+  return at < 0 ? -1 : at + 4;
+}
+
+const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
+
+/** The same bytes as a Buffer, for its native searches and latin1 decoding (no copy). */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+interface FramingFields {
+  connection: string | null;
+  keepAlive: string | null;
+  transferEncoding: string | null;
+  contentLength: string | null;
+}
+
+/**
+ * The four headers that frame the answer and the connection, in one pass that lower-cases only
+ * names of their lengths; repeated ones joined by `, `.
+ */
+function readFramingFields(lines: string[]): FramingFields {
+  const out: FramingFields = { connection: null, keepAlive: null, transferEncoding: null, contentLength: null };
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    let key: keyof FramingFields;
+    if (colon === 10) {
+      const name = line.slice(0, 10).toLowerCase();
+      if (name === 'connection') key = 'connection';
+      else if (name === 'keep-alive') key = 'keepAlive';
+      else continue;
+    } else if (colon === 14 && line.slice(0, 14).toLowerCase() === 'content-length') key = 'contentLength';
+    else if (colon === 17 && line.slice(0, 17).toLowerCase() === 'transfer-encoding') key = 'transferEncoding';
+    else continue;
+    const value = line.slice(colon + 1).trim();
+    const seen = out[key];
+    out[key] = seen === null ? value : `${seen}, ${value}`;
+  }
+  return out;
+}
+
+/** Comma-separated tokens of a header, lower-cased (`connection`, `transfer-encoding`). */
+function readList(value: string | null): string[] {
+  if (value === null) return [];
+  const out: string[] = [];
+  for (const part of value.split(',')) {
+    const token = part.trim().toLowerCase();
+    if (token) out.push(token);
+  }
+  return out;
+}
+
+function joinTwo(a: Uint8Array, b: Uint8Array): Uint8Array {
+  return joinBytes([a, b], a.byteLength + b.byteLength);
+}
+
+/** Header bytes as text, one character per byte (RFC 9110 treats non-ASCII field bytes as opaque). */
+function readLatin1(bytes: Uint8Array, start: number, end: number): string {
+  return asBuffer(bytes).toString('latin1', start, end);
+}

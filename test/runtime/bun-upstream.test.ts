@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { selectBunUpstream } from '../../adapters/bun-serve.ts';
+import { ROOT, runtimeBin } from './spawn-gateway.ts';
+
+const run = promisify(execFile);
+const bun = runtimeBin('bun');
+
+/**
+ * The Bun adapter's upstream client (adapters/bun-upstream.ts) runs on Bun's sockets, so its
+ * duties are checked under Bun: a probe drives it against servers that script every byte
+ * (test/runtime/fixtures/bun-upstream-probe.ts). The runtime suite (bun.test.ts) and the Claude
+ * Code agent on Bun run the whole gateway over it as well.
+ */
+describe.skipIf(!bun)('createBunFetch (on Bun)', () => {
+  it('speaks HTTP/1.1 to upstreams: framing, keep-alive, streaming, cancellation, time-outs, limits and TLS', async () => {
+    const { stdout } = await run(bun!, ['run', 'test/runtime/fixtures/bun-upstream-probe.ts'], { cwd: ROOT, timeout: 60_000, maxBuffer: 1 << 20 });
+    const r = JSON.parse(stdout);
+
+    // The request as written: path and query, host with its port, the headers given, the length
+    // the client counted itself, and the body as UTF-8 (string) or as given (bytes).
+    const request: string = r.wire.request;
+    expect(request).toMatch(/^POST \/v1\/messages\?beta=true HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\naccept-encoding: identity\r\n/);
+    expect(request).toContain('\r\ncontent-type: application/json\r\nx-api-key: sk-1\r\nanthropic-version: 2023-06-01\r\n');
+    expect(request.endsWith(`content-length: ${Buffer.byteLength('{"text":"héllo ✓"}')}\r\n\r\n{"text":"héllo ✓"}`)).toBe(true);
+    expect(r.wire).toMatchObject({ status: 200, type: 'application/json', body: '{"ok":true}' });
+    expect(r.wireBytes.endsWith('content-length: 14\r\n\r\n{"bytes":true}')).toBe(true);
+    // A CR or LF in a header value never reaches the wire.
+    expect(r.injection).toEqual({ name: 'TypeError', message: 'Invalid upstream header: x-evil' });
+    expect(r.wireConnections).toBe(1);
+
+    // Four calls, JSON and chunked in turn, on one connection.
+    expect(r.reuse).toEqual({ bodies: ['{"n":0}', 'abc', '{"n":2}', 'abc'], connections: 1 });
+
+    // The first event is read as soon as it arrives; the second 200 ms later.
+    expect(r.stream.first).toBe('event: a\n\n');
+    expect(r.stream.firstMs).toBeLessThan(100);
+    expect(r.stream.rest).toBe('event: b\n\n');
+    expect(r.stream.totalMs).toBeGreaterThanOrEqual(190);
+
+    // The client leaving ends the call with an AbortError and closes the upstream connection; a
+    // call whose client has already left never connects.
+    expect(r.abort).toEqual({ failed: { name: 'AbortError', message: expect.any(String) }, closed: 1, alreadyFailed: { name: 'AbortError', message: expect.any(String) }, connectionsForAborted: 0 });
+
+    // No headers within headersTimeoutMs: a TimeoutError (what core maps to a 504), connection closed.
+    expect(r.timeout.failed).toEqual({ name: 'TimeoutError', message: 'Upstream headers timed out after 150 ms' });
+    expect(r.timeout.ms).toBeGreaterThanOrEqual(145);
+    expect(r.timeout.ms).toBeLessThan(1000);
+    expect(r.timeout.closed).toBe(1);
+
+    // Core cancelling the body closes the upstream connection; reads after it are done.
+    expect(r.cancel).toEqual({ first: 'abc', afterDone: true, closed: 1 });
+
+    // An answer cut short fails its body's read; a head that could be read two ways fails the call.
+    expect(r.cut.status).toBe(200);
+    expect(r.cut.failed.message).toBe('Upstream connection closed: Connection closed before the answer ended');
+    expect(r.garbled.message).toBe('Upstream answer could not be read: Malformed response head');
+    expect(r.refused.message).toMatch(/^Could not connect to http:\/\/127\.0\.0\.1:\d+$/);
+
+    // An upstream that closed an idle connection, and one whose keep-alive hint leaves no time,
+    // each cost a new connection; no call fails for it.
+    expect(r.idleClosed).toEqual({ bodies: ['{"n":0}', '{"n":1}', '{"n":2}', '{"n":3}'], connections: 3 });
+    expect(r.stray).toEqual({ bodies: ['{"n":0}', '{"n":1}'], connections: 2 });
+
+    // 8 MiB up (more than one socket write), 4 MiB down to a reader that pauses: every byte, in order.
+    expect(r.large.digest).toBe(r.large.sent);
+    expect(r.large.received).toBe(4 * 1024 * 1024);
+
+    // Six calls through a pool of two: two sockets, six answers.
+    expect(r.limit).toEqual({ count: 6, distinct: 6, maxOpen: 2 });
+
+    // A self-signed certificate is refused before the request is written; trusted, it works, with
+    // the URL's host (and port) as the host header.
+    expect(r.tls.refused.message).toMatch(/^Could not connect to https:\/\/localhost:\d+$/);
+    expect(r.tls.refused.cause).toMatch(/self.signed/i);
+    expect(r.tls.handledBefore).toBe(0);
+    expect(r.tls.status).toBe(200);
+    expect(r.tls.body).toEqual({ host: expect.stringMatching(/^localhost:\d+$/), body: '{"secure":true}' });
+    expect(r.tls.again).toBe(200);
+  });
+});
+
+describe('selectBunUpstream', () => {
+  const defaultCa = () => ['-----BEGIN CERTIFICATE-----'];
+
+  it('uses the sockets, trusting what Bun trusts when NODE_EXTRA_CA_CERTS adds certificates', () => {
+    expect(selectBunUpstream({}, defaultCa).name).toBe('sockets');
+    let read = 0;
+    expect(selectBunUpstream({ NODE_EXTRA_CA_CERTS: '/etc/ssl/extra.pem' }, () => (read++, [])).name).toBe('sockets');
+    expect(read).toBe(1);
+    expect(selectBunUpstream({}, () => (read++, [])).name).toBe('sockets');
+    expect(read).toBe(1);
+  });
+
+  it("falls back to Bun's fetch for an HTTP proxy, or when asked", () => {
+    for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) expect(selectBunUpstream({ [name]: 'http://proxy:3128' }, defaultCa).name).toBe('fetch');
+    expect(selectBunUpstream({ SWITCHYARD_UPSTREAM_CLIENT: 'fetch' }, defaultCa).name).toBe('fetch');
+  });
+});
