@@ -1,6 +1,5 @@
 import type { Socket, SocketHandler } from 'bun';
 import type { ClientSignal, HeadersLike, UpstreamFetch, UpstreamInit, UpstreamResponse } from '../core/index.ts';
-import { joinBytes } from '../core/http/join-bytes.ts';
 import { Http1ParseError, Http1ResponseReader } from './http1-response.ts';
 import { ChunkQueue, QueuedAnswer, readAbortReason } from './upstream-answer.ts';
 import { readTarget, type UpstreamTarget } from './upstream-target.ts';
@@ -29,7 +28,7 @@ export function createBunFetch(options: BunUpstreamOptions = {}): UpstreamFetch 
   const pools = new Map<string, Pool>();
   const fetch = (url: string, init: UpstreamInit): Promise<UpstreamResponse> => {
     let target: UpstreamTarget;
-    let request: Uint8Array;
+    let request: Uint8Array[];
     try {
       target = readTarget(url);
       request = writeRequest(init.method ?? 'GET', target, init.headers as Record<string, string> | undefined, init.body);
@@ -54,13 +53,16 @@ const FORBIDDEN_VALUE = /[\r\n\0]/;
 /** Written by the client itself, from the URL and the body. */
 const OWN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'accept-encoding']);
 
+/** A byte body past this size is written after its head as it is, not copied in beside it. */
+const JOIN_BODY_BYTES = 64 * 1024;
+
 /**
  * The request's bytes: request line, header section and body in one buffer, so they leave in one
- * write (one packet to a nearby upstream); a large body is copied once, as Bun's fetch copies it.
- * Header names and values are checked: a CR or LF in a configured value or a forwarded client
- * header would otherwise split the request.
+ * write (one packet to a nearby upstream), or a large byte body after its head uncopied (a
+ * coding agent's 400 KB prompt). Header names and values are checked: a CR or LF in a configured
+ * value or a forwarded client header would otherwise split the request.
  */
-export function writeRequest(method: string, target: UpstreamTarget, headers: Record<string, string> | undefined, body: unknown): Uint8Array {
+export function writeRequest(method: string, target: UpstreamTarget, headers: Record<string, string> | undefined, body: unknown): Uint8Array[] {
   // identity: with no accept-encoding a server may compress (RFC 9110 12.5.3), and core reads
   // and relays the body as sent; Bun's fetch asked for gzip and undid it on the way in.
   let head = `${method} ${target.path} HTTP/1.1\r\nhost: ${target.host}\r\naccept-encoding: identity\r\n`;
@@ -75,7 +77,7 @@ export function writeRequest(method: string, target: UpstreamTarget, headers: Re
   }
   if (body === undefined || body === null) {
     if (method === 'POST' || method === 'PUT' || method === 'PATCH') head += 'content-length: 0\r\n';
-    return Buffer.from(`${head}\r\n`, 'latin1');
+    return [Buffer.from(`${head}\r\n`, 'latin1')];
   }
   if (typeof body === 'string') {
     // Encoded once, into the request's own buffer.
@@ -84,20 +86,21 @@ export function writeRequest(method: string, target: UpstreamTarget, headers: Re
     const out = Buffer.allocUnsafe(head.length + size);
     out.write(head, 0, 'latin1');
     out.write(body, head.length, 'utf8');
-    return out;
+    return [out];
   }
   if (!(body instanceof Uint8Array)) throw new TypeError('The Bun upstream client sends string and byte bodies only');
   head += `content-length: ${body.byteLength}\r\n\r\n`;
+  if (body.byteLength > JOIN_BODY_BYTES) return [Buffer.from(head, 'latin1'), body];
   const out = Buffer.allocUnsafe(head.length + body.byteLength);
   out.write(head, 0, 'latin1');
   out.set(body, head.length);
-  return out;
+  return [out];
 }
 
 /** One call: its request, its answer's promise, and its body's queue once the headers are in. */
 class BunCall extends ChunkQueue {
   /** The request's bytes, until a connection has taken them. */
-  request: Uint8Array | undefined;
+  request: Uint8Array[] | undefined;
   readonly noBody: boolean;
   connection: Connection | undefined;
   #resolve: (answer: UpstreamResponse) => void;
@@ -110,7 +113,7 @@ class BunCall extends ChunkQueue {
   #onAbort = () => this.abort(readAbortReason(this.#signal));
 
   constructor(
-    request: Uint8Array,
+    request: Uint8Array[],
     noBody: boolean,
     resolve: (answer: UpstreamResponse) => void,
     reject: (err: unknown) => void,
@@ -284,7 +287,8 @@ class Connection {
   #socket: Socket<Connection> | undefined;
   #call: BunCall | undefined;
   #reader: Http1ResponseReader | undefined;
-  #unsent: Uint8Array | undefined;
+  /** What the socket did not take yet, in order; written on `drain`. */
+  #unsent: Uint8Array[] = [];
   #closed = false;
   #paused = false;
   #idleUntil = 0;
@@ -354,7 +358,7 @@ class Connection {
     this.#reader = new Http1ResponseReader(call, call.noBody);
     const request = call.request!;
     call.request = undefined;
-    this.#write(request);
+    for (const part of request) this.#write(part);
   }
 
   idle(keepAliveMs: number): void {
@@ -404,9 +408,9 @@ class Connection {
 
   onDrain(): void {
     const unsent = this.#unsent;
-    if (!unsent) return;
-    this.#unsent = undefined;
-    this.#write(unsent);
+    if (!unsent.length) return;
+    this.#unsent = [];
+    for (const part of unsent) this.#write(part);
   }
 
   onIdleTimeout(): void {
@@ -416,7 +420,7 @@ class Connection {
   onClose(error: Error | undefined): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#unsent = undefined;
+    this.#unsent = [];
     const call = this.#call;
     const reader = this.#reader;
     this.#call = this.#reader = undefined;
@@ -435,7 +439,7 @@ class Connection {
     const call = this.#call;
     this.#call = this.#reader = undefined;
     if (call) call.connection = undefined;
-    if (!reader.keepAlive || this.#unsent) {
+    if (!reader.keepAlive || this.#unsent.length) {
       this.destroy();
       return;
     }
@@ -447,12 +451,12 @@ class Connection {
   /** Writes what the socket takes now; the rest goes on `drain`, in order. */
   #write(chunk: Uint8Array): void {
     if (this.#closed) return;
-    if (this.#unsent) {
-      this.#unsent = joinBytes([this.#unsent, chunk], this.#unsent.byteLength + chunk.byteLength);
+    if (this.#unsent.length) {
+      this.#unsent.push(chunk);
       return;
     }
     const written = this.#socket!.write(chunk);
-    if (written >= 0 && written < chunk.byteLength) this.#unsent = chunk.subarray(written);
+    if (written >= 0 && written < chunk.byteLength) this.#unsent.push(chunk.subarray(written));
   }
 }
 
