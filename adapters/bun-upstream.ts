@@ -53,7 +53,7 @@ const FORBIDDEN_VALUE = /[\r\n\0]/;
 /** Written by the client itself, from the URL and the body. */
 const OWN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'accept-encoding']);
 
-/** A byte body past this size is written after its head as it is, not copied in beside it. */
+/** A body past this size is written after its head, not copied in beside it (a string is encoded on its own). */
 const JOIN_BODY_BYTES = 64 * 1024;
 
 /**
@@ -79,6 +79,7 @@ export function writeRequest(method: string, target: UpstreamTarget, headers: Re
     if (method === 'POST' || method === 'PUT' || method === 'PATCH') head += 'content-length: 0\r\n';
     return [Buffer.from(`${head}\r\n`, 'latin1')];
   }
+  if (typeof body === 'string' && body.length > JOIN_BODY_BYTES) body = Buffer.from(body);
   if (typeof body === 'string') {
     // Encoded once, into the request's own buffer.
     const size = Buffer.byteLength(body);
