@@ -63,9 +63,11 @@ describe.skipIf(!bun)('createBunFetch (on Bun)', () => {
     expect(r.idleClosed).toEqual({ bodies: ['{"n":0}', '{"n":1}', '{"n":2}', '{"n":3}'], connections: 3 });
     expect(r.stray).toEqual({ bodies: ['{"n":0}', '{"n":1}'], connections: 2 });
 
-    // 8 MiB up (more than one socket write), 4 MiB down to a reader that pauses: every byte, in order.
+    // 8 MiB up (more than one socket write), 4 MiB down to a reader that pauses, and a 400 K-character
+    // string up (UTF-8, counted in bytes): every byte, in order.
     expect(r.large.digest).toBe(r.large.sent);
     expect(r.large.received).toBe(4 * 1024 * 1024);
+    expect(r.large.textDigest).toBe(r.large.textSent);
 
     // Six calls through a pool of two: two sockets, six answers.
     expect(r.limit).toEqual({ count: 6, distinct: 6, maxOpen: 2 });
