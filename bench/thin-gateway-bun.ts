@@ -2,7 +2,9 @@
  * A second baseline, between the bare proxy and Switchyard: the least a gateway can do on the
  * Claude-style → Anthropic passthrough and still check the key, resolve and splice the model,
  * cancel the upstream call when the client goes and time out its headers, read the usage, keep a
- * usage record and write an access-log line, all in one function with nothing configurable. What
+ * usage record and write an access-log line, all in one function with nothing configurable. Its
+ * upstream calls go through the Bun adapter's own client (adapters/bun-upstream.ts), as
+ * Switchyard's do. What
  * Switchyard costs above it is the price of its generality (routing, every family and upstream,
  * storage back-ends, fallbacks, warnings), not of the features the performance targets switch on.
  *
@@ -13,11 +15,15 @@ import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { readThinConfig, settleThin } from './lib/thin-gateway.ts';
 import { readAhead } from '../adapters/bun-read-ahead.ts';
+import { createBunFetch } from '../adapters/bun-upstream.ts';
 import { joinBytes } from '../core/http/join-bytes.ts';
+import type { UpstreamResponse } from '../core/index.ts';
 
 const { keys, routes } = readThinConfig(process.argv, process.env, (path) => readFileSync(path, 'utf8'));
 const HEADERS_TIMEOUT_MS = 600_000;
 const decoder = new TextDecoder();
+// The Bun adapter's upstream client: it keeps the header time-out and takes the client's signal itself.
+const upstream = createBunFetch();
 let requests = 0;
 
 function error(status: number, message: string): Response {
@@ -40,22 +46,17 @@ async function handle(request: Request): Promise<Response> {
   if (!route) return error(404, 'model: not found');
   const id = `req_${(++requests).toString(36)}`;
 
-  const controller = new AbortController();
-  request.signal.addEventListener('abort', () => controller.abort(), { once: true });
-  const timer = setTimeout(() => controller.abort(), HEADERS_TIMEOUT_MS);
-  let res: Response;
+  let res: UpstreamResponse;
   try {
-    res = await fetch(route.url, {
+    res = await upstream(route.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': route.apiKey, 'anthropic-version': request.headers.get('anthropic-version') ?? '2023-06-01' },
       body: route.splice(text, body.model as string),
-      signal: controller.signal,
-      redirect: 'manual',
+      signal: request.signal,
+      headersTimeoutMs: HEADERS_TIMEOUT_MS,
     });
   } catch (err) {
     return error(502, `upstream could not be reached: ${(err as Error).message}`);
-  } finally {
-    clearTimeout(timer);
   }
   const headers = { 'content-type': res.headers.get('content-type') ?? 'application/json', 'request-id': id };
   if (body.stream !== true) {
@@ -66,7 +67,7 @@ async function handle(request: Request): Promise<Response> {
   // Relayed as Switchyard's Bun adapter relays: what is already here read ahead, a stream that
   // ended within it sent as one body, any other chunk by chunk through a direct stream; usage is
   // read from the first and the last chunk (message_start, message_delta).
-  const reader = res.body!.getReader();
+  const reader = res.reader!();
   const ahead = await readAhead(reader);
   if (ahead.done) {
     const { chunks } = ahead;
