@@ -17,11 +17,12 @@ type Settings = Required<Omit<BunUpstreamOptions, 'ca'>> & Pick<BunUpstreamOptio
 
 /**
  * Upstream client for Bun: HTTP/1.1 over `Bun.connect` sockets, in a keep-alive pool per origin.
- * Bun's fetch runs its HTTP client on a thread of its own; with the gateway on one core, handing
- * each call to that thread and its answer back cost more than the rest of a passthrough call
- * (bench/README.md). These sockets are served by the event loop the handlers run on, and an
- * answer's body reaches core as the chunks read off the socket. Enforces `headersTimeoutMs`
- * itself and takes the client's signal as it is (UpstreamFetch).
+ * Bun's fetch runs its HTTP client on a thread of its own; with the gateway alone on one core,
+ * handing each call to that thread and its answer back took ~13% of a passthrough's CPU and ~14
+ * system calls where these sockets make ~4 (docs/performance-rounds.md, twenty-fourth round).
+ * They are served by the event loop the handlers run on, and an answer's body reaches core as the
+ * chunks read off the socket. Enforces `headersTimeoutMs` itself and takes the client's signal as
+ * it is (UpstreamFetch).
  */
 export function createBunFetch(options: BunUpstreamOptions = {}): UpstreamFetch {
   const settings: Settings = { connections: 256, keepAliveMs: 30_000, ...options };
