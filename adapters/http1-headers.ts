@@ -18,7 +18,7 @@ export class HeaderLines implements HeadersLike {
     const size = want.length;
     let out: string | null = null;
     for (const line of this.#lines) {
-      if (line.charCodeAt(size) !== 58 || line.slice(0, size).toLowerCase() !== want) continue;
+      if (line.charCodeAt(size) !== 58 || readLowerName(line.slice(0, size)) !== want) continue;
       const value = readFieldValue(line, size + 1);
       out = out === null ? value : `${out}, ${value}`;
     }
@@ -28,13 +28,31 @@ export class HeaderLines implements HeadersLike {
   /** Each name once, lower-cased, with its values joined. */
   forEach(callback: (value: string, name: string) => void): void {
     const lines = this.#lines;
-    const names = lines.map((line) => line.slice(0, line.indexOf(':')).toLowerCase());
+    const names: string[] = [];
+    for (const line of lines) names.push(readLowerName(line.slice(0, line.indexOf(':'))));
     for (let i = 0; i < lines.length; i++) {
       const name = names[i]!;
       if (names.indexOf(name) !== i) continue;
       callback(names.lastIndexOf(name) === i ? readFieldValue(lines[i]!, name.length + 1) : this.get(name)!, name);
     }
   }
+}
+
+/**
+ * Lower-cased names, kept: an upstream sends the same few names on every answer, and a string
+ * seen before is cheaper to hash and to use as a key (the header copy does both) than a new one.
+ */
+const lowerNames = new Map<string, string>();
+const LOWER_NAMES_LIMIT = 512;
+
+export function readLowerName(name: string): string {
+  let lower = lowerNames.get(name);
+  if (lower === undefined) {
+    lower = name.toLowerCase();
+    if (lowerNames.size >= LOWER_NAMES_LIMIT) lowerNames.clear();
+    lowerNames.set(name, lower);
+  }
+  return lower;
 }
 
 /** A field value without the optional whitespace (SP, HTAB) around it. */

@@ -8,7 +8,7 @@ import { Buffer } from 'node:buffer';
 
 import type { HeadersLike } from '../core/index.ts';
 import { joinBytes } from '../core/http/join-bytes.ts';
-import { HeaderLines } from './http1-headers.ts';
+import { HeaderLines, readLowerName } from './http1-headers.ts';
 
 export interface ResponseSink {
   /** The final answer's status and headers (1xx answers are skipped). */
@@ -269,7 +269,7 @@ interface FramingFields {
 }
 
 /**
- * The four headers that frame the answer and the connection, in one pass that lower-cases only
+ * The four headers that frame the answer and the connection, in one pass that looks only at
  * names of their lengths; repeated ones joined by `, `.
  */
 function readFramingFields(lines: string[]): FramingFields {
@@ -277,13 +277,12 @@ function readFramingFields(lines: string[]): FramingFields {
   for (const line of lines) {
     const colon = line.indexOf(':');
     let key: keyof FramingFields;
-    if (colon === 10) {
-      const name = line.slice(0, 10).toLowerCase();
-      if (name === 'connection') key = 'connection';
-      else if (name === 'keep-alive') key = 'keepAlive';
-      else continue;
-    } else if (colon === 14 && line.slice(0, 14).toLowerCase() === 'content-length') key = 'contentLength';
-    else if (colon === 17 && line.slice(0, 17).toLowerCase() === 'transfer-encoding') key = 'transferEncoding';
+    if (colon !== 10 && colon !== 14 && colon !== 17) continue;
+    const name = readLowerName(line.slice(0, colon));
+    if (name === 'connection') key = 'connection';
+    else if (name === 'keep-alive') key = 'keepAlive';
+    else if (name === 'content-length') key = 'contentLength';
+    else if (name === 'transfer-encoding') key = 'transferEncoding';
     else continue;
     const value = line.slice(colon + 1).trim();
     const seen = out[key];
