@@ -50,7 +50,8 @@ export function createBunFetch(options: BunUpstreamOptions = {}): UpstreamFetch 
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const FORBIDDEN_VALUE = /[\r\n\0]/;
+/** CR, LF and NUL split or cut a request; a character past U+00FF has no byte to be written as. */
+const FORBIDDEN_VALUE = /[\r\n\0]|[^\0-\xff]/;
 /** Written by the client itself, from the URL and the body. */
 const OWN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'accept-encoding']);
 

@@ -28,6 +28,8 @@ describe.skipIf(!bun)('createBunFetch (on Bun)', () => {
     expect(r.wireBytes.endsWith('content-length: 14\r\n\r\n{"bytes":true}')).toBe(true);
     // A CR or LF in a header value never reaches the wire.
     expect(r.injection).toEqual({ name: 'TypeError', message: 'Invalid upstream header: x-evil' });
+    // Nor does a character with no byte of its own (fetch's Headers refuses it too).
+    expect(r.wide).toEqual({ name: 'TypeError', message: 'Invalid upstream header: x-name' });
     expect(r.wireConnections).toBe(1);
 
     // Four calls, JSON and chunked in turn, on one connection.
