@@ -49,13 +49,17 @@ export const bunUpstreamFetch: UpstreamFetch = (url, init) => fetch(url, Object.
  * sockets trust what Bun's fetch trusts: its bundled roots and those certificates (`readDefaultCa`,
  * node:tls's `getCACertificates('default')`).
  */
-export function selectBunUpstream(env: Record<string, string | undefined>, readDefaultCa: () => string[] = readBunDefaultCa): { fetch: UpstreamFetch; name: 'sockets' | 'fetch' } {
+export function selectBunUpstream(env: Record<string, string | undefined>, readDefaultCa: () => string[] | undefined = readBunDefaultCa): { fetch: UpstreamFetch; name: 'sockets' | 'fetch' } {
   const proxied = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((name) => Boolean(env[name]));
-  if (proxied || env.SWITCHYARD_UPSTREAM_CLIENT === 'fetch') return { fetch: bunUpstreamFetch, name: 'fetch' };
-  return { fetch: createBunFetch(env.NODE_EXTRA_CA_CERTS ? { ca: readDefaultCa() } : {}), name: 'sockets' };
+  const ca = env.NODE_EXTRA_CA_CERTS ? readDefaultCa() : undefined;
+  // A Bun that cannot list what its fetch trusts keeps its fetch rather than trust less.
+  const unknownCa = Boolean(env.NODE_EXTRA_CA_CERTS) && ca === undefined;
+  if (proxied || unknownCa || env.SWITCHYARD_UPSTREAM_CLIENT === 'fetch') return { fetch: bunUpstreamFetch, name: 'fetch' };
+  return { fetch: createBunFetch(ca ? { ca } : {}), name: 'sockets' };
 }
 
 /** Bun's bundled roots with NODE_EXTRA_CA_CERTS's certificates (not in @types/node 20's node:tls). */
-function readBunDefaultCa(): string[] {
-  return (tls as unknown as { getCACertificates(kind: 'default'): string[] }).getCACertificates('default');
+function readBunDefaultCa(): string[] | undefined {
+  const { getCACertificates } = tls as unknown as { getCACertificates?: (kind: 'default') => string[] };
+  return typeof getCACertificates === 'function' ? getCACertificates('default') : undefined;
 }

@@ -97,7 +97,8 @@ describe('selectBunUpstream', () => {
     expect(read).toBe(1);
   });
 
-  it("falls back to Bun's fetch for an HTTP proxy, or when asked", () => {
+  it("falls back to Bun's fetch for an HTTP proxy, when asked, or when it cannot tell what fetch trusts", () => {
+    expect(selectBunUpstream({ NODE_EXTRA_CA_CERTS: '/etc/ssl/extra.pem' }, () => undefined).name).toBe('fetch');
     for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) expect(selectBunUpstream({ [name]: 'http://proxy:3128' }, defaultCa).name).toBe('fetch');
     expect(selectBunUpstream({ SWITCHYARD_UPSTREAM_CLIENT: 'fetch' }, defaultCa).name).toBe('fetch');
   });
