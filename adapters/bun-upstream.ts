@@ -100,12 +100,27 @@ export function writeRequest(method: string, target: UpstreamTarget, headers: Re
   return [out];
 }
 
+/**
+ * How long after a request went out on a reused connection a close with no byte of answer is
+ * taken for the upstream having closed that connection while it sat idle (its keep-alive ran out
+ * as the request was sent), so that the request is sent again on another connection. Such a
+ * close comes within a round trip; one later may be an upstream that failed while working on it.
+ */
+export const RESEND_WINDOW_MS = 1000;
+
 /** One call: its request, its answer's promise, and its body's queue once the headers are in. */
 class BunCall extends ChunkQueue {
   /** The request's bytes, until a connection has taken them. */
   request: Uint8Array[] | undefined;
   readonly noBody: boolean;
   connection: Connection | undefined;
+  /**
+   * The request's bytes once more, while they may have to be sent again (on a reused connection,
+   * until the answer's first byte; a body past 64 KiB for RESEND_WINDOW_MS at most).
+   */
+  resend: Uint8Array[] | undefined;
+  sentAt = 0;
+  resent = false;
   #resolve: (answer: UpstreamResponse) => void;
   #reject: (err: unknown) => void;
   #signal: ClientSignal | undefined;
@@ -194,9 +209,27 @@ class BunCall extends ChunkQueue {
     this.abort(reason);
   }
 
+  /** The request went out on a connection that had carried others before. */
+  keepForResend(request: Uint8Array[]): void {
+    if (this.resent) return;
+    this.resend = request;
+    this.sentAt = performance.now();
+    if (request.length > 1) setTimeout(() => (this.resend = undefined), RESEND_WINDOW_MS).unref?.();
+  }
+
+  /** Whether a close before any answer may be taken for a stale connection (see RESEND_WINDOW_MS). */
+  takeResend(): Uint8Array[] | undefined {
+    const resend = this.resend;
+    this.resend = undefined;
+    if (!resend || this.#finished || performance.now() - this.sentAt > RESEND_WINDOW_MS) return undefined;
+    this.resent = true;
+    this.connection = undefined;
+    return resend;
+  }
+
   #finish(): void {
     this.#finished = true;
-    this.request = undefined;
+    this.request = this.resend = undefined;
     this.#clearTimer();
     this.#signal?.removeEventListener('abort', this.#onAbort);
     this.#signal = undefined;
@@ -294,6 +327,8 @@ class Connection {
   #unsent: Uint8Array[] = [];
   #closed = false;
   #paused = false;
+  /** Calls this connection has carried; from the second on, the upstream may have closed it meanwhile. */
+  #served = 0;
   #idleUntil = 0;
   /** From the last answer's `keep-alive: timeout=N`, a second short so the upstream never closes first. */
   #upstreamKeepAliveMs = Infinity;
@@ -361,6 +396,7 @@ class Connection {
     this.#reader = new Http1ResponseReader(call, call.noBody);
     const request = call.request!;
     call.request = undefined;
+    if (this.#served++ > 0) call.keepForResend(request);
     for (const part of request) this.#write(part);
   }
 
@@ -399,6 +435,8 @@ class Connection {
       this.destroy();
       return;
     }
+    // The upstream answered on this connection: whatever happens next, the request is not sent again.
+    call.resend = undefined;
     try {
       reader.read(data);
     } catch (err) {
@@ -432,6 +470,14 @@ class Connection {
         // A body that runs until the close ends here.
         reader.close();
       } catch (err) {
+        const resend = call.takeResend();
+        if (resend) {
+          // Chromium's rule for a reused connection closed before any byte of answer, within a round trip or so.
+          call.request = resend;
+          this.#pool.closed(this);
+          this.#pool.dispatch(call);
+          return;
+        }
         call.fail(new Error(`Upstream connection closed: ${(err as Error).message}`, { cause: error }));
       }
     }

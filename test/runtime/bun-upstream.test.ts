@@ -65,6 +65,14 @@ describe.skipIf(!bun)('createBunFetch (on Bun)', () => {
     expect(r.idleClosed).toEqual({ bodies: ['{"n":0}', '{"n":1}', '{"n":2}', '{"n":3}'], connections: 3 });
     expect(r.stray).toEqual({ bodies: ['{"n":0}', '{"n":1}'], connections: 2 });
 
+    // A reused connection closed before any byte of answer, at once: the request went again on a
+    // new connection (the upstream saw it twice) and the call succeeded. Not so on a new
+    // connection, nor after a second of silence.
+    expect(r.resend).toEqual({ bodies: ['{"n":1}', '{"n":3}'], connections: 2, seen: 3 });
+    expect(r.noResend.fresh).toBe('Upstream connection closed: Connection closed before an answer');
+    expect(r.noResend.slow).toBe('Upstream connection closed: Connection closed before an answer');
+    expect(r.noResend.seen).toBe(6);
+
     // 8 MiB up (more than one socket write), 4 MiB down to a reader that pauses, and a 400 K-character
     // string up (UTF-8, counted in bytes): every byte, in order.
     expect(r.large.digest).toBe(r.large.sent);
