@@ -9,7 +9,7 @@ import { claudeEnv, findAgent, KIND_OF, MODELS, printedJson, rigConfig, runAgent
 /**
  * Claude Code against the Bun adapter (`bun run adapters/bun.ts`, spawned), as the other agent
  * tests run it against the Node one: a tool round trip on each upstream kind, so Bun.serve, the
- * Bun relay and Bun's fetch carry a real agent's streams both ways.
+ * Bun relay and the Bun adapter's upstream client carry a real agent's streams both ways.
  */
 const claude = findAgent('claude');
 const bun = runtimeBin('bun');
