@@ -1,7 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeRun, findAgent, KIND_OF, MODELS, printedJson, runAgent, startRig, TEST_KEY, type Rig } from './harness.ts';
+import { describeRun, findAgent, KIND_OF, MODELS, printedJson, runAgent, startRig, TEST_KEY, writeGeminiSettings, type Rig } from './harness.ts';
 
 /**
  * Gemini CLI, run the way a user runs it against a gateway (`gemini -m … -p … --output-format
@@ -16,15 +14,7 @@ describe.skipIf(!gemini)('Gemini CLI through the gateway', () => {
   let rig: Rig;
   beforeEach(async () => {
     rig = await startRig();
-    // GOOGLE_GEMINI_BASE_URL alone makes 0.61 pick the "gateway" auth type, which headless mode
-    // refuses ("Invalid auth method selected"): name the API-key method in the user settings.
-    await mkdir(join(rig.home, '.gemini'));
-    const settings = {
-      security: { auth: { selectedType: 'gemini-api-key' } },
-      privacy: { usageStatisticsEnabled: false },
-      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
-    };
-    await writeFile(join(rig.home, '.gemini', 'settings.json'), JSON.stringify(settings));
+    await writeGeminiSettings(rig.home);
   });
   afterEach(async () => {
     await rig?.close();

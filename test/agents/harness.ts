@@ -6,7 +6,8 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GatewayConfigInput } from '../../core/index.ts';
 import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
-import { startFakeLlm, type FakeLlm, type UpstreamKind } from './fake-llm.ts';
+import { spawnGateway, type SpawnedGateway } from '../runtime/spawn-gateway.ts';
+import { startFakeLlm, type FakeCall, type FakeLlm, type UpstreamKind } from './fake-llm.ts';
 
 export { TEST_KEY } from '../helpers/gateway.ts';
 
@@ -46,9 +47,9 @@ export const KIND_OF: Record<string, UpstreamKind> = {
   [MODELS.sonnetOnGemini]: 'gemini',
 };
 
-export interface Rig {
+export interface Rig<G = RunningGateway> {
   fake: FakeLlm;
-  gateway: RunningGateway;
+  gateway: G;
   /** A temp folder with alpha.txt and beta.md: what the agent is asked to list. */
   workdir: string;
   /** A temp HOME so the agent reads no user settings and leaves nothing behind. */
@@ -89,10 +90,34 @@ export function claudeEnv(gatewayUrl: string, home: string, model: string): Reco
   };
 }
 
-/** Fake upstreams, the gateway in front of them, and a scratch workspace. */
-export async function startRig(): Promise<Rig> {
+/** Fake upstreams, the gateway in front of them (in process), and a scratch workspace. */
+export function startRig(): Promise<Rig> {
+  return startRigWith((config) => startTestGateway(config));
+}
+
+/** The same with the Bun adapter (`bun run adapters/bun.ts`) spawned as the gateway. */
+export function startBunRig(bun: string): Promise<Rig<SpawnedGateway>> {
+  return startRigWith((config) => spawnGateway(bun, ['run', 'test/runtime/fixtures/serve-bun.ts'], config));
+}
+
+/**
+ * Gemini CLI's user settings in `home`. GOOGLE_GEMINI_BASE_URL alone makes 0.61 pick the
+ * "gateway" auth type, which headless mode refuses ("Invalid auth method selected"): they name
+ * the API-key method.
+ */
+export async function writeGeminiSettings(home: string): Promise<void> {
+  await mkdir(join(home, '.gemini'));
+  const settings = {
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    privacy: { usageStatisticsEnabled: false },
+    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+  };
+  await writeFile(join(home, '.gemini', 'settings.json'), JSON.stringify(settings));
+}
+
+async function startRigWith<G extends { close(): Promise<void> }>(start: (config: GatewayConfigInput) => Promise<G>): Promise<Rig<G>> {
   const fake = await startFakeLlm();
-  const gateway = await startTestGateway(rigConfig(fake.url));
+  const gateway = await start(rigConfig(fake.url));
   const root = await mkdtemp(join(tmpdir(), 'switchyard-agent-'));
   const workdir = join(root, 'work');
   const home = join(root, 'home');
@@ -198,6 +223,11 @@ export function printedJson(text: string): any {
 }
 
 /** What the run looked like from the gateway and the fake: for assertion messages. */
+/** What a failed assertion on a run through a spawned gateway shows: the run, the fake's calls, the gateway's stderr. */
+export function describeSpawnedRun(rig: Rig<SpawnedGateway>, run: AgentRun, chats: FakeCall[]): string {
+  return `exit ${run.code} after ${Math.round(run.ms)} ms; fake: ${chats.map((c) => `${c.kind} ${c.answer}`).join(' | ')}; rejections: ${rig.fake.rejections.join(' | ')}\nstdout: ${run.stdout.slice(-1500)}\nstderr: ${run.stderr.slice(-1500)}\ngateway: ${rig.gateway.stderr().slice(-1500)}`;
+}
+
 export function describeRun(rig: Rig, run: AgentRun): string {
   const log = rig.gateway.logs.map((l) => `${l.method} ${l.path} → ${l.status}${l.error ? ` (${l.error})` : ''}`);
   const calls = rig.fake.calls.map((c) => `${c.kind} ${c.method} ${c.path} → ${c.answer}`);
