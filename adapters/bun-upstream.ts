@@ -64,7 +64,7 @@ const JOIN_BODY_BYTES = 64 * 1024;
  * coding agent's 400 KB prompt). Header names and values are checked: a CR or LF in a configured
  * value or a forwarded client header would otherwise split the request.
  */
-export function writeRequest(method: string, target: UpstreamTarget, headers: Record<string, string> | undefined, body: unknown): Uint8Array[] {
+function writeRequest(method: string, target: UpstreamTarget, headers: Record<string, string> | undefined, body: unknown): Uint8Array[] {
   // identity: with no accept-encoding a server may compress (RFC 9110 12.5.3), and core reads
   // and relays the body as sent; Bun's fetch asked for gzip and undid it on the way in.
   let head = `${method} ${target.path} HTTP/1.1\r\nhost: ${target.host}\r\naccept-encoding: identity\r\n`;

@@ -76,11 +76,6 @@ export class Http1ResponseReader {
     return this.#state === State.Done;
   }
 
-  /** Whether the final answer's head has been read (body bytes may follow). */
-  get headed(): boolean {
-    return this.#headed;
-  }
-
   /** Reads the next bytes; throws Http1ParseError for what is not a response this reader takes. */
   read(data: Uint8Array): void {
     let at = 0;
