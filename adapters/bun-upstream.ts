@@ -106,7 +106,7 @@ function writeRequest(method: string, target: UpstreamTarget, headers: Record<st
  * as the request was sent), so that the request is sent again on another connection. Such a
  * close comes within a round trip; one later may be an upstream that failed while working on it.
  */
-export const RESEND_WINDOW_MS = 1000;
+const RESEND_WINDOW_MS = 1000;
 
 /** One call: its request, its answer's promise, and its body's queue once the headers are in. */
 class BunCall extends ChunkQueue {
