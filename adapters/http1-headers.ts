@@ -45,7 +45,7 @@ export class HeaderLines implements HeadersLike {
 const lowerNames = new Map<string, string>();
 const LOWER_NAMES_LIMIT = 512;
 
-export function readLowerName(name: string): string {
+function readLowerName(name: string): string {
   let lower = lowerNames.get(name);
   if (lower === undefined) {
     lower = name.toLowerCase();

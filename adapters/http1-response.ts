@@ -8,7 +8,7 @@ import { Buffer } from 'node:buffer';
 
 import type { HeadersLike } from '../core/index.ts';
 import { joinBytes } from '../core/http/join-bytes.ts';
-import { HeaderLines, readLowerName } from './http1-headers.ts';
+import { HeaderLines } from './http1-headers.ts';
 
 export interface ResponseSink {
   /** The final answer's status and headers (1xx answers are skipped). */
@@ -41,8 +41,9 @@ const LF = 10;
 /** Status line (version, code, optional reason), then each header line after its CRLF. */
 const HEAD = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n\0]*)?((?:\r\n[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\r\n\0]*)*)$/;
 const DIGITS = /^\d+$/;
+/** A chunk size: hex digits, before any extensions (ignored, as RFC 9112 allows). */
 const HEX = /^[0-9A-Fa-f]+$/;
-/** A chunk size line: hex size, then optional extensions (ignored, as RFC 9112 allows). */
+/** Longest chunk-size or trailer line accepted. */
 const MAX_CHUNK_LINE = 4096;
 
 export class Http1ResponseReader {
@@ -86,10 +87,7 @@ export class Http1ResponseReader {
           break;
         }
         case State.Length: {
-          const take = Math.min(this.#remaining, data.length - at);
-          this.#sink.onBody(data.subarray(at, at + take));
-          at += take;
-          this.#remaining -= take;
+          at = this.#readBody(data, at);
           if (this.#remaining === 0) this.#end();
           break;
         }
@@ -101,10 +99,7 @@ export class Http1ResponseReader {
           break;
         }
         case State.ChunkData: {
-          const take = Math.min(this.#remaining, data.length - at);
-          this.#sink.onBody(data.subarray(at, at + take));
-          at += take;
-          this.#remaining -= take;
+          at = this.#readBody(data, at);
           if (this.#remaining === 0) this.#state = State.ChunkDataEnd;
           break;
         }
@@ -146,6 +141,14 @@ export class Http1ResponseReader {
     if (this.#state !== State.Done) throw new Http1ParseError(this.#headed ? 'Connection closed before the answer ended' : 'Connection closed before an answer');
   }
 
+  /** Up to `#remaining` body bytes from `at` to the sink; returns where they stop. */
+  #readBody(data: Uint8Array, at: number): number {
+    const take = Math.min(this.#remaining, data.length - at);
+    this.#sink.onBody(data.subarray(at, at + take));
+    this.#remaining -= take;
+    return at + take;
+  }
+
   #end(): void {
     this.#state = State.Done;
     this.#sink.onEnd();
@@ -182,21 +185,20 @@ export class Http1ResponseReader {
       return;
     }
     const fields = status[3]!;
-    const lines = fields ? fields.slice(2).split('\r\n') : [];
-    const framing = readFramingFields(lines);
+    const headers = new HeaderLines(fields ? fields.slice(2).split('\r\n') : []);
     this.#headed = true;
-    const connection = readList(framing.connection);
+    const connection = readList(headers.get('connection'));
     this.#keepAlive = status[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive');
-    this.#keepAliveHint = framing.keepAlive ?? undefined;
-    this.#state = this.#readFraming(code, framing);
-    this.#sink.onHead(code, new HeaderLines(lines));
+    this.#keepAliveHint = headers.get('keep-alive') ?? undefined;
+    this.#state = this.#readFraming(code, headers);
+    this.#sink.onHead(code, headers);
     if (this.#state === State.Done) this.#sink.onEnd();
   }
 
-  #readFraming(code: number, framing: FramingFields): State {
+  #readFraming(code: number, headers: HeaderLines): State {
     if (this.#noBody || code === 204 || code === 304) return State.Done;
-    const coding = readList(framing.transferEncoding);
-    const length = framing.contentLength;
+    const coding = readList(headers.get('transfer-encoding'));
+    const length = headers.get('content-length');
     if (coding.length) {
       // With both, the transfer coding wins and the connection is not used again (RFC 9112 6.3).
       if (length !== null) this.#keepAlive = false;
@@ -254,36 +256,6 @@ const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
 /** The same bytes as a Buffer, for its native searches and latin1 decoding (no copy). */
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-interface FramingFields {
-  connection: string | null;
-  keepAlive: string | null;
-  transferEncoding: string | null;
-  contentLength: string | null;
-}
-
-/**
- * The four headers that frame the answer and the connection, in one pass that looks only at
- * names of their lengths; repeated ones joined by `, `.
- */
-function readFramingFields(lines: string[]): FramingFields {
-  const out: FramingFields = { connection: null, keepAlive: null, transferEncoding: null, contentLength: null };
-  for (const line of lines) {
-    const colon = line.indexOf(':');
-    let key: keyof FramingFields;
-    if (colon !== 10 && colon !== 14 && colon !== 17) continue;
-    const name = readLowerName(line.slice(0, colon));
-    if (name === 'connection') key = 'connection';
-    else if (name === 'keep-alive') key = 'keepAlive';
-    else if (name === 'content-length') key = 'contentLength';
-    else if (name === 'transfer-encoding') key = 'transferEncoding';
-    else continue;
-    const value = line.slice(colon + 1).trim();
-    const seen = out[key];
-    out[key] = seen === null ? value : `${seen}, ${value}`;
-  }
-  return out;
 }
 
 /** Comma-separated tokens of a header, lower-cased (`connection`, `transfer-encoding`). */
