@@ -297,7 +297,7 @@ class Pool {
   }
 
   #openIfNeeded(): void {
-    if (this.#waiting.some((call) => call.finished)) this.#waiting = this.#waiting.filter((call) => !call.finished);
+    this.#dropFinished();
     if (this.#waiting.length <= this.#opening || this.#open >= this.settings.connections) return;
     this.#open++;
     this.#opening++;
@@ -310,10 +310,15 @@ class Pool {
         this.#opening--;
         this.#open--;
         // A failed connect fails the call it was opened for, not every call waiting on the pool.
-        if (this.#waiting.some((call) => call.finished)) this.#waiting = this.#waiting.filter((call) => !call.finished);
+        this.#dropFinished();
         this.#waiting.shift()?.fail(err);
       },
     );
+  }
+
+  /** Calls that ended while waiting (their client left, their time ran out) need no connection. */
+  #dropFinished(): void {
+    if (this.#waiting.some((call) => call.finished)) this.#waiting = this.#waiting.filter((call) => !call.finished);
   }
 }
 
