@@ -79,6 +79,11 @@ describe.skipIf(!bun)('createBunFetch (on Bun)', () => {
     expect(r.large.received).toBe(4 * 1024 * 1024);
     expect(r.large.textDigest).toBe(r.large.textSent);
 
+    // Unread, a 32 MiB answer stays mostly with the upstream (the kernel's buffers hold a few MiB),
+    // and arrives whole once read.
+    expect(r.backpressure.leftWhileUnread).toBeGreaterThan(r.backpressure.size / 2);
+    expect(r.backpressure.received).toBe(r.backpressure.size);
+
     // Six calls through a pool of two: two sockets, six answers.
     expect(r.limit).toEqual({ count: 6, distinct: 6, maxOpen: 2 });
 
