@@ -1,5 +1,6 @@
 /** @see https://platform.claude.com/docs/en/api/messages */
 import * as v from 'valibot';
+import { indexedVariant } from '../../indexed-variant.ts';
 import { parseWith } from '../../validate.ts';
 
 /*
@@ -44,7 +45,7 @@ export const AnthropicTextBlock = obj({
   citations: v.nullish(v.array(v.unknown(), 'must be an array')),
 });
 
-const ImageSource = v.variant(
+const ImageSource = indexedVariant(v.variant(
   'type',
   [
     obj({ type: v.literal('base64'), media_type: Str, data: Str }),
@@ -52,11 +53,11 @@ const ImageSource = v.variant(
     obj({ type: v.literal('file'), file_id: Str }),
   ],
   'must be "base64", "url" or "file"',
-);
+));
 
 export const AnthropicImageBlock = obj({ type: v.literal('image'), source: ImageSource, cache_control: Cache });
 
-const DocumentSource = v.variant(
+const DocumentSource = indexedVariant(v.variant(
   'type',
   [
     obj({ type: v.literal('base64'), media_type: Str, data: Str }),
@@ -66,7 +67,7 @@ const DocumentSource = v.variant(
     obj({ type: v.literal('file'), file_id: Str }),
   ],
   'must be "base64", "url", "text", "content" or "file"',
-);
+));
 
 export const AnthropicDocumentBlock = obj({
   type: v.literal('document'),
@@ -94,7 +95,7 @@ export const AnthropicToolResultBlock = obj({
   content: v.nullish(
     stringOr(
       v.array(
-        v.variant('type', [AnthropicTextBlock, AnthropicImageBlock, AnthropicDocumentBlock, AnthropicSearchResultBlock, OtherResultContent], 'must be a content block with a string "type"'),
+        indexedVariant(v.variant('type', [AnthropicTextBlock, AnthropicImageBlock, AnthropicDocumentBlock, AnthropicSearchResultBlock, OtherResultContent], 'must be a content block with a string "type"')),
       ),
       'must be a string or an array of blocks',
     ),
@@ -118,7 +119,7 @@ const KNOWN_BLOCKS = ['text', 'image', 'document', 'search_result', 'tool_use', 
 /** server_tool_use, web_search_tool_result, container_upload, …: kept as they are. */
 export const AnthropicOtherBlock = obj({ type: otherType(KNOWN_BLOCKS) });
 
-export const AnthropicContentBlock = v.variant(
+export const AnthropicContentBlock = indexedVariant(v.variant(
   'type',
   [
     AnthropicTextBlock,
@@ -132,12 +133,12 @@ export const AnthropicContentBlock = v.variant(
     AnthropicOtherBlock,
   ],
   'must be a content block with a string "type"',
-);
+));
 
 const Content = stringOr(v.array(AnthropicContentBlock), 'must be a string or an array of content blocks');
 const TextContent = stringOr(v.array(AnthropicTextBlock), 'must be a string or an array of text blocks');
 
-export const AnthropicMessage = v.variant(
+export const AnthropicMessage = indexedVariant(v.variant(
   'role',
   [
     obj({ role: v.literal('user'), content: Content }),
@@ -145,7 +146,7 @@ export const AnthropicMessage = v.variant(
     obj({ role: v.literal('system'), content: TextContent }),
   ],
   'must be "user" or "assistant" (or "system" for a mid-conversation system message)',
-);
+));
 
 export const AnthropicCustomTool = obj({
   type: v.nullish(v.literal('custom')),
@@ -162,7 +163,7 @@ export const AnthropicVersionedTool = obj({ type: otherType(['custom']), name: v
 export const AnthropicTool = v.variant('type', [AnthropicCustomTool, AnthropicVersionedTool], 'must be a tool definition');
 
 const Parallel = { disable_parallel_tool_use: v.nullish(Bool) };
-export const AnthropicToolChoice = v.variant(
+export const AnthropicToolChoice = indexedVariant(v.variant(
   'type',
   [
     obj({ type: v.literal('auto'), ...Parallel }),
@@ -171,11 +172,11 @@ export const AnthropicToolChoice = v.variant(
     obj({ type: v.literal('none') }),
   ],
   'must be "auto", "any", "tool" or "none"',
-);
+));
 
 // Newer values pass (Claude Code sends "updates" with the thinking-display-updates beta); the reader maps the known ones.
 const Display = v.nullish(Str);
-export const AnthropicThinking = v.variant(
+export const AnthropicThinking = indexedVariant(v.variant(
   'type',
   [
     obj({ type: v.literal('enabled'), budget_tokens: NonNegInt, display: Display }),
@@ -185,7 +186,7 @@ export const AnthropicThinking = v.variant(
     obj({ type: otherType(['enabled', 'adaptive', 'disabled']) }),
   ],
   'must be "enabled", "adaptive" or "disabled"',
-);
+));
 
 const JsonSchemaFormat = obj({ type: v.literal('json_schema', 'must be "json_schema"'), schema: JsonObject });
 
