@@ -27,7 +27,7 @@ export function createNodeFetch(): UpstreamFetch {
         origin: target.origin,
         path: target.path,
         method: (init.method ?? 'GET') as Dispatcher.HttpMethod,
-        headers: init.headers as Record<string, string>,
+        headers: writeHeaders(init.headers as Record<string, string> | undefined),
         body: init.body as string | Uint8Array | null,
         // undici's own header timer replaces the AbortController and timer core would add per call
         // (undefined: the pool's default).
@@ -38,4 +38,17 @@ export function createNodeFetch(): UpstreamFetch {
     });
   };
   return Object.assign(fetch, { enforcesHeadersTimeout: true });
+}
+
+/**
+ * core's headers, asking for the body as it is: without an accept-encoding a server may compress
+ * (RFC 9110 12.5.3), and undici's dispatch neither asks nor decodes, while core reads the body and
+ * relays it with its content-encoding dropped. Any accept-encoding core was given (a configured
+ * header) gives way to this one, as in the Bun client.
+ */
+function writeHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name in headers) if (name.length !== 15 || name.toLowerCase() !== 'accept-encoding') out[name] = headers[name]!;
+  out['accept-encoding'] = 'identity';
+  return out;
 }

@@ -113,6 +113,19 @@ describe('createNodeFetch: a whole answer as bytes', () => {
     expect(new TextDecoder().decode(await (await post(short)).bytes!())).toBe('{"ok":true}');
   });
 
+  it('asks for the body uncompressed, whatever accept-encoding it was given, and sends the other headers as they are', async () => {
+    const seen: Array<Record<string, string | string[] | undefined>> = [];
+    const url = await serve((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await (await post(url)).bytes!();
+    await (await createNodeFetch()(url, { method: 'POST', headers: { 'Accept-Encoding': 'gzip, br', 'x-api-key': 'k' }, body: '{}' })).bytes!();
+    expect(seen.map((h) => h['accept-encoding'])).toEqual(['identity', 'identity']);
+    expect(seen[0]!['content-type']).toBe('application/json');
+    expect(seen[1]!['x-api-key']).toBe('k');
+  });
+
   it('rejects when the upstream breaks off mid-answer, and reads a 204 as empty', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
