@@ -4,6 +4,19 @@ import { ChunkQueue, QueuedAnswer, readAbortReason, RecordHeaders, type RawHeade
 
 type Controller = Dispatcher.DispatchController;
 
+/** What a call needs to go once more: the pool and the same options (a body held whole). */
+export interface Resend {
+  dispatcher: Dispatcher;
+  options: Dispatcher.DispatchOptions;
+}
+
+/**
+ * How long after a request went out a close before its answer's head is taken for a stale
+ * keep-alive connection (the upstream closed it as the request was sent), as in the Bun client
+ * (adapters/bun-upstream.ts). Such a close comes within a round trip.
+ */
+export const RESEND_WINDOW_MS = 1000;
+
 /**
  * One upstream call as an undici dispatch handler, and its answer's body as a chunk reader.
  * `Dispatcher.request` wraps every answer in an `AsyncResource` and a Node `Readable`, whose
@@ -18,19 +31,25 @@ export class UpstreamCall extends ChunkQueue implements Dispatcher.DispatchHandl
   #signal: ClientSignal | undefined;
   #controller: Controller | undefined;
   #answered = false;
+  #resend: Resend | undefined;
+  #sentAt = 0;
   // Made once per call, so it can be removed again when the call ends.
   #onAbort = () => this.#controller?.abort(readAbortReason(this.#signal));
 
-  constructor(resolve: (answer: UpstreamResponse) => void, reject: (err: unknown) => void, signal: ClientSignal | undefined) {
+  /** `resend`: given to a first attempt whose body can be sent again. */
+  constructor(resolve: (answer: UpstreamResponse) => void, reject: (err: unknown) => void, signal: ClientSignal | undefined, resend?: Resend) {
     super();
     this.#resolve = resolve;
     this.#reject = reject;
     this.#signal = signal;
+    this.#resend = resend;
     if (signal && !signal.aborted) signal.addEventListener('abort', this.#onAbort);
   }
 
   onRequestStart(controller: Controller): void {
     this.#controller = controller;
+    // undici calls this as the request is written to its connection.
+    if (this.#resend) this.#sentAt = performance.now();
     // The client left while the call waited for a connection.
     if (this.#signal?.aborted) controller.abort(readAbortReason(this.#signal));
   }
@@ -54,11 +73,19 @@ export class UpstreamCall extends ChunkQueue implements Dispatcher.DispatchHandl
 
   /** `controller` is missing when undici refuses the call before it starts (bad options, a closed pool). */
   onResponseError(_controller: Controller | undefined, err: Error): void {
+    const signal = this.#signal;
     this.#release();
     // The abort that cancel() asked for: whoever reads has already been told the body is done.
     if (this.cancelled) return;
     if (!this.#answered) {
       this.#answered = true;
+      const resend = this.#resend;
+      if (resend && !signal?.aborted && isStaleConnection(err) && performance.now() - this.#sentAt <= RESEND_WINDOW_MS) {
+        // Chromium's rule for a reused connection closed before any answer; once, on another
+        // connection (undici drops the closed one). Not from inside undici's close handling.
+        queueMicrotask(() => resend.dispatcher.dispatch(resend.options, new UpstreamCall(this.#resolve, this.#reject, signal)));
+        return;
+      }
       this.#reject(mapCallError(err));
       return;
     }
@@ -81,6 +108,16 @@ export class UpstreamCall extends ChunkQueue implements Dispatcher.DispatchHandl
     this.#signal?.removeEventListener('abort', this.#onAbort);
     this.#signal = undefined;
   }
+}
+
+/**
+ * undici's "other side closed" on a connection that had read bytes before: a reused one, whose
+ * earlier answers those bytes were (they could also be the start of this answer's head, cut off
+ * before it was whole). A reset (ECONNRESET) carries no such count, so it is not resent.
+ */
+function isStaleConnection(err: Error): boolean {
+  const { code, socket } = err as { code?: string; socket?: { bytesRead?: number } };
+  return code === 'UND_ERR_SOCKET' && (socket?.bytesRead ?? 0) > 0;
 }
 
 /** undici's header time-out as the `TimeoutError` core expects of a client that enforces one (UpstreamFetch). */

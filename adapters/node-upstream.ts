@@ -34,7 +34,10 @@ export function createNodeFetch(): UpstreamFetch {
         headersTimeout: init.headersTimeoutMs,
       };
       // The adapter's ClientAbort (or any AbortSignal) cancels the call before or after its headers.
-      agent.dispatch(options, new UpstreamCall(resolve, reject, (init.signal ?? undefined) as ClientSignal | undefined));
+      const signal = (init.signal ?? undefined) as ClientSignal | undefined;
+      // A body held whole can go again (see UpstreamCall's resend); a stream could not.
+      const again = typeof options.body === 'string' || options.body instanceof Uint8Array || options.body === null || options.body === undefined;
+      agent.dispatch(options, new UpstreamCall(resolve, reject, signal, again ? { dispatcher: agent, options } : undefined));
     });
   };
   return Object.assign(fetch, { enforcesHeadersTimeout: true });

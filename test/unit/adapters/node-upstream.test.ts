@@ -5,7 +5,8 @@ import { request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readChunks, writeNodeReply } from '../../../adapters/node-io.ts';
 import { createNodeFetch, UPSTREAM_AGENT_OPTIONS } from '../../../adapters/node-upstream.ts';
-import { Reply } from '../../../core/index.ts';
+import { RESEND_WINDOW_MS } from '../../../adapters/node-upstream-call.ts';
+import { Reply, type UpstreamResponse } from '../../../core/index.ts';
 import { tapSocketWrites } from '../../helpers/socket-writes.ts';
 
 describe('readChunks (a Node Readable as a chunk reader)', () => {
@@ -124,6 +125,37 @@ describe('createNodeFetch: a whole answer as bytes', () => {
     expect(seen.map((h) => h['accept-encoding'])).toEqual(['identity', 'identity']);
     expect(seen[0]!['content-type']).toBe('application/json');
     expect(seen[1]!['x-api-key']).toBe('k');
+  });
+
+  it('sends a request once more when a reused connection closes before any answer, within a second; never on a new connection or later', async () => {
+    let seen = 0;
+    const onConnection = new WeakMap<object, number>();
+    const url = await serve((req, res) => {
+      seen++;
+      const nth = (onConnection.get(req.socket) ?? 0) + 1;
+      onConnection.set(req.socket, nth);
+      // The upstream closes its end as the request comes (a keep-alive timeout that ran out).
+      if (req.url!.includes('fresh') || (nth === 2 && req.url!.includes('stale'))) return void req.socket.end();
+      if (nth === 2 && req.url!.includes('slow')) return void setTimeout(() => req.socket.end(), RESEND_WINDOW_MS + 200);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`{"n":${seen}}`);
+    });
+    const text = async (answer: Promise<UpstreamResponse>) => new TextDecoder().decode(await (await answer).bytes!());
+    const fetch = createNodeFetch();
+    const call = (path: string, f = fetch) => f(url.replace('/v1/messages', path), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    // undici checks an idle connection for a close (a turn of the event loop) before it reuses
+    // it, and opens another for a call that comes sooner: the pause lets the first be reused.
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+    const first = await text(call('/stale'));
+    await settle();
+    expect([first, await text(call('/stale'))]).toEqual(['{"n":1}', '{"n":3}']);
+    expect(seen).toBe(3);
+    await expect(call('/fresh', createNodeFetch())).rejects.toThrow('other side closed');
+    expect(seen).toBe(4);
+    const slowFetch = createNodeFetch();
+    await text(call('/slow', slowFetch));
+    await settle();
+    await expect(call('/slow', slowFetch)).rejects.toThrow('other side closed');
+    expect(seen).toBe(6);
   });
 
   it('rejects when the upstream breaks off mid-answer, and reads a 204 as empty', async () => {
