@@ -21,10 +21,25 @@ export function createSseReader(): Stage<Uint8Array, SseMessage> {
       sink(message.event ? { event: message.event, data: message.data } : { data: message.data });
     },
   });
+  // The text fed so far ended inside a line, whose start the parser holds.
+  let midLine = false;
   return {
     push(chunk, emit) {
       sink = emit;
-      parser.feed(decoder.decode(chunk));
+      const text = decoder.decode(chunk);
+      if (text.length === 0) return;
+      // Given a line end, the parser joins the start it holds with all of the new text, a copy of
+      // every read that ended mid-event. The held line's end goes in first, so the rest of the
+      // read is parsed where it lies. Any cut is input the parser reads the same.
+      const end = midLine ? text.indexOf('\n') + 1 : 0;
+      if (end > 0 && end < text.length) {
+        parser.feed(text.slice(0, end));
+        parser.feed(text.slice(end));
+      } else {
+        parser.feed(text);
+      }
+      const last = text.charCodeAt(text.length - 1);
+      midLine = last !== 0x0a && last !== 0x0d;
     },
     end(emit) {
       sink = emit;

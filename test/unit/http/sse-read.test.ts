@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { createSseReader, type SseMessage } from '../../../core/http/sse-read.ts';
+
+const encode = (text: string) => new TextEncoder().encode(text);
+
+function readAll(chunks: Uint8Array[]): SseMessage[] {
+  const reader = createSseReader();
+  const out: SseMessage[] = [];
+  const emit = (message: SseMessage) => out.push(message);
+  for (const chunk of chunks) reader.push(chunk, emit);
+  reader.end(emit);
+  return out;
+}
+
+/** The stream cut in two at every byte, and in three around every line end. */
+function* cuts(bytes: Uint8Array): Generator<Uint8Array[]> {
+  for (let i = 0; i <= bytes.length; i++) yield [bytes.subarray(0, i), bytes.subarray(i)];
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] !== 0x0a && bytes[i] !== 0x0d) continue;
+    for (const j of [i + 1, i + 2, i + 7]) if (j <= bytes.length) yield [bytes.subarray(0, i), bytes.subarray(i, j), bytes.subarray(j)];
+  }
+}
+
+const streams: Record<string, string> = {
+  'LF, events named and not, a comment, two data lines': 'event: message_start\ndata: {"a":1}\n\n: keep-alive\n\ndata: {"b":"two"}\n\nevent: x\ndata: line one\ndata: line two\n\ndata: [DONE]\n\n',
+  CRLF: 'event: ping\r\ndata: {"type":"ping"}\r\n\r\ndata: {"n":"ünïcödé ✓"}\r\n\r\n',
+  CR: 'data: {"cr":1}\r\rdata: {"cr":2}\r\r',
+  'a last event without its blank line': 'data: {"a":1}\n\ndata: {"tail":true}',
+  'multi-byte text cut anywhere': `data: {"t":"${'日本語 😀 '.repeat(20)}"}\n\ndata: {"t":"é"}\n\n`,
+};
+
+describe('createSseReader', () => {
+  for (const [name, text] of Object.entries(streams)) {
+    it(`reads the same messages however the stream is cut: ${name}`, () => {
+      const bytes = encode(text);
+      const whole = readAll([bytes]);
+      expect(whole.length).toBeGreaterThan(1);
+      for (const chunks of cuts(bytes)) expect(readAll(chunks), chunks.map((c) => c.length).join('+')).toEqual(whole);
+      expect(readAll(Array.from(bytes, (b) => Uint8Array.of(b)))).toEqual(whole);
+    });
+  }
+
+  it('reads data lines as the SSE rules say', () => {
+    expect(readAll([encode(streams['LF, events named and not, a comment, two data lines']!)])).toEqual([
+      { event: 'message_start', data: '{"a":1}' },
+      { data: '{"b":"two"}' },
+      { event: 'x', data: 'line one\nline two' },
+      { data: '[DONE]' },
+    ]);
+  });
+});
