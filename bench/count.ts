@@ -1,17 +1,15 @@
 /**
- * `npm run bench:count -- [--runtime bun|node] [--requests 2000,4000] [--a DIR --b DIR] [scenario,…]`:
+ * `npm run bench:count -- [--runtime bun|node] [--requests 400,1200] [--a DIR --b DIR] [scenario,…]`:
  * machine instructions per request of the core path (bench/lib/core-probe.ts), counted by
  * valgrind's callgrind. Time on this machine swings by half between runs of the same build;
  * an instruction count does not, so a change's effect shows in one run.
  *
  * Each scenario runs in two processes, with the fewer and the more requests, and the answer is the
- * difference of their counts over the difference of their requests: start-up and the compiling
- * cancel out. The compilers run on the main thread (Bun: `useConcurrentJIT=0`; Node:
- * `--single-threaded`), so what they do counts, and it must be over before the fewer requests
- * are: with 300 → 900 a translated JSON call read 1.38× between two builds, with 2,000 → 4,000
- * 0.92×. Within that, a count repeats to ~2%. With `--a` and `--b` it counts two checkouts
- * (bench:ab's trees; both need this probe's CORE_PROBE_REQUESTS) and gives B ÷ A. Needs valgrind
- * (Debian: valgrind); on Bun a scenario takes about 1.5 minutes per tree.
+ * difference of their counts over the difference of their requests: start-up, and most of the
+ * compiling, cancel out. The compilers run on the main thread (Bun: `useConcurrentJIT=0`; Node:
+ * `--single-threaded`), so the count repeats to within ~2%. With `--a` and `--b` it counts two
+ * checkouts (bench:ab's trees) and gives B ÷ A. Needs valgrind (Debian: valgrind); a Bun run of
+ * 1,200 requests takes about a minute.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -29,7 +27,7 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     runtime: { type: 'string', default: 'bun' },
-    requests: { type: 'string', default: '2000,4000' },
+    requests: { type: 'string', default: '400,1200' },
     a: { type: 'string' },
     b: { type: 'string' },
   },
@@ -37,7 +35,7 @@ const { values, positionals } = parseArgs({
 const runtime = values.runtime!;
 if (runtime !== 'bun' && runtime !== 'node') throw new Error(`bench:count: --runtime bun|node (got ${runtime})`);
 const [fewer, more] = values.requests!.split(',').map(Number);
-if (!Number.isInteger(fewer) || !Number.isInteger(more) || fewer! < 1 || more! <= fewer!) throw new Error('bench:count: --requests FEWER,MORE (e.g. 2000,4000)');
+if (!Number.isInteger(fewer) || !Number.isInteger(more) || fewer! < 1 || more! <= fewer!) throw new Error('bench:count: --requests FEWER,MORE (e.g. 400,1200)');
 if (!values.a !== !values.b) throw new Error('bench:count: --a and --b go together');
 const valgrind = which('valgrind');
 if (!valgrind) throw new Error('bench:count needs valgrind (Debian: apt-get install -y valgrind)');
