@@ -25,8 +25,6 @@ import { pickScenarios } from './scenarios.ts';
 
 const ROOT = process.cwd();
 const [warm = 2000, rounds = 7, perRound = 1000, counted = 300] = (process.env.CORE_PROBE_COUNTS ?? '').split(',').filter(Boolean).map(Number);
-/** Set by bench/count.ts: run this many requests of each scenario and nothing else. */
-const requestsOnly = Number(process.env.CORE_PROBE_REQUESTS ?? 0);
 
 /** What nginx answers under each provider's base path (bench/nginx.conf). */
 const ANSWERS: Record<string, [file: string, type: string]> = {
@@ -154,7 +152,7 @@ const gateway = await startGateway({
  * runs. Bun's JavaScriptCore has no such count (its heap size moves with its own eager sweeps), so
  * there the probe measures time only.
  */
-const countBytes = !onBun && requestsOnly === 0;
+const countBytes = !onBun;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (countBytes && !gc) throw new Error('core probe: run with node --expose-gc');
 // A collection inside the counted window would hide allocations: such a count is refused.
@@ -209,12 +207,6 @@ for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(','
     return size;
   };
   const bytesOut = await once();
-  if (requestsOnly > 0) {
-    // bench/count.ts: only the requests, for an instruction count of the whole process.
-    for (let i = 1; i < requestsOnly; i++) await once();
-    console.log(JSON.stringify({ name: scenario.name, requests: requestsOnly, bytesOut }));
-    continue;
-  }
   for (let i = 0; i < warm; i++) await once();
   let best = Infinity;
   for (let round = 0; round < rounds; round++) {
