@@ -83,7 +83,14 @@ export class UpstreamCall extends ChunkQueue implements Dispatcher.DispatchHandl
       if (resend && !signal?.aborted && isStaleConnection(err) && performance.now() - this.#sentAt <= RESEND_WINDOW_MS) {
         // Chromium's rule for a reused connection closed before any answer; once, on another
         // connection (undici drops the closed one). Not from inside undici's close handling.
-        queueMicrotask(() => resend.dispatcher.dispatch(resend.options, new UpstreamCall(this.#resolve, this.#reject, signal)));
+        queueMicrotask(() => {
+          try {
+            resend.dispatcher.dispatch(resend.options, new UpstreamCall(this.#resolve, this.#reject, signal));
+          } catch (again) {
+            // A pool closed meanwhile: the call fails as the first attempt would have.
+            this.#reject(again);
+          }
+        });
         return;
       }
       this.#reject(mapCallError(err));
