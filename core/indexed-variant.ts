@@ -15,20 +15,15 @@ type Option = AnyVariant['options'][number];
 export function indexedVariant<const TVariant extends AnyVariant>(variant: TVariant): v.GenericSchema<v.InferInput<TVariant>, v.InferOutput<TVariant>, v.InferIssue<TVariant>> {
   const key = variant.key;
   const byValue = new Map<unknown, Option>();
-  const claimed = new Set<unknown>();
   for (const option of variant.options) {
-    if (option.type === 'variant') continue;
-    const discriminator = option.entries[key];
-    if (discriminator?.type !== 'literal') continue;
-    const value = (discriminator as v.LiteralSchema<v.Literal, undefined>).literal;
-    if (claimed.has(value)) byValue.delete(value);
-    else byValue.set(value, option);
-    claimed.add(value);
+    const discriminator = option.type === 'variant' ? undefined : option.entries[key];
+    if (discriminator?.type === 'literal') byValue.set((discriminator as v.LiteralSchema<v.Literal, undefined>).literal, option);
   }
   for (const option of variant.options) {
     for (const [value, owner] of byValue) {
       if (option === owner) continue;
-      // A nested variant, or another option that would take this value too: the variant decides.
+      // A nested variant, or another option that would take this value too (a literal two
+      // options share among them): the variant decides.
       const other = option.type === 'variant' ? undefined : option.entries[key];
       if (!other || v.is(other, value)) byValue.delete(value);
     }

@@ -72,6 +72,9 @@ describe('indexedVariant', () => {
     // The variant keeps the option without issues: the catch-all, here.
     for (const input of [{ type: 'a', n: 'x' }, { type: 'a', n: 1 }]) expect(outcome(indexed, input)).toEqual(outcome(takesAll, input));
     expect(v.safeParse(indexed, { type: 'a', n: 'x' }).success).toBe(true);
+    // Two options with the same literal: the variant keeps the first that passes.
+    const twice = v.variant('type', [v.looseObject({ type: v.literal('b'), n: v.number() }), v.looseObject({ type: v.literal('b'), s: v.string() })]);
+    for (const input of [{ type: 'b', s: 'x' }, { type: 'b', n: 1 }, { type: 'b' }]) expect(outcome(indexedVariant(twice), input)).toEqual(outcome(twice, input));
   });
 
   it('keeps MessagesRequest answers and messages the same on a mixed conversation', () => {
