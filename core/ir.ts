@@ -5,6 +5,7 @@
  * carries that has no slot here must either be kept (`raw`, `extra`) or refused: never dropped.
  */
 import type { GatewayError } from './errors.ts';
+import type { JsonTextSpan } from './http/json-text-span.ts';
 
 export type UpstreamKind = 'anthropic' | 'openai' | 'gemini' | 'bedrock';
 export type SourceFamily = 'anthropic' | 'openai' | 'gemini';
@@ -223,7 +224,7 @@ export type BlockStart =
 export type StreamEvent =
   | { type: 'start'; id: string; model: string; usage?: Partial<Usage> }
   | { type: 'block-start'; index: number; block: BlockStart }
-  | { type: 'text-delta'; index: number; text: string }
+  | { type: 'text-delta'; index: number; text: string; span?: JsonTextSpan }
   | { type: 'reasoning-delta'; index: number; text: string }
   | { type: 'signature'; index: number; signature: Signature }
   | { type: 'tool-input-delta'; index: number; json: string }
@@ -232,6 +233,23 @@ export type StreamEvent =
   | { type: 'usage'; usage: Partial<Usage> }
   | { type: 'finish'; reason: FinishReason; stopSequence?: string; usage: Usage }
   | { type: 'error'; error: GatewayError };
+
+/**
+ * A text delta whose text is still the JSON string body it arrived as (an OpenAI-compatible
+ * chunk's bytes): a writer that finds `span` copies it into its own JSON; any other reader gets
+ * `text`, decoded when asked for.
+ */
+export class SpanTextDelta {
+  readonly type = 'text-delta';
+  constructor(
+    readonly index: number,
+    readonly span: JsonTextSpan,
+  ) {}
+
+  get text(): string {
+    return this.span.text();
+  }
+}
 
 export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0 });
 

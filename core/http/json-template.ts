@@ -1,3 +1,7 @@
+import { readExactStringBody } from './json-text-span.ts';
+
+const encoder = new TextEncoder();
+
 /** Put where the varying string was, to check with one parse that the template found the right one. */
 const PROBE = 'switchyard-template-probe';
 
@@ -22,6 +26,12 @@ export class JsonTemplate<T> {
   readonly #value: T;
   readonly #holder: Record<string, unknown>;
   readonly #key: string;
+  // The two ends as UTF-8, for `matchBytes`; made on its first call.
+  #head: ByteMark | undefined;
+  #tail: ByteMark | undefined;
+  // A view of the last bytes matched: one per upstream read, not per event.
+  #view: DataView | undefined;
+  #viewOf: Uint8Array | undefined;
 
   private constructor(before: string, after: string, value: T, holder: Record<string, unknown>, key: string) {
     this.#before = before;
@@ -66,6 +76,68 @@ export class JsonTemplate<T> {
     if (text === undefined) return undefined;
     this.#holder[this.#key] = text;
     return this.#value;
+  }
+
+  /**
+   * Where the varying string's body ends (the index of its closing quote), when the bytes from
+   * `from` (up to `limit`) are this template's text with another string whose body
+   * `JSON.stringify` would write back byte for byte (see `readExactStringBody`); else -1. The body
+   * starts `headLength` bytes after `from`, and the text ends `tailLength` bytes after the quote.
+   * Such bytes parse to what `fill` gives for their text; a stricter test than `fill`'s, so that a
+   * writer can copy the body as it is.
+   */
+  matchBytes(bytes: Uint8Array, from: number, limit: number): number {
+    const head = (this.#head ??= new ByteMark(this.#before));
+    const tail = (this.#tail ??= new ByteMark(this.#after));
+    if (this.#viewOf !== bytes) {
+      this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+      this.#viewOf = bytes;
+    }
+    const view = this.#view!;
+    if (!head.isAt(view, bytes, from, limit)) return -1;
+    const quote = readExactStringBody(bytes, from + head.length, limit);
+    return quote >= 0 && tail.isAt(view, bytes, quote, limit) ? quote : -1;
+  }
+
+  get headLength(): number {
+    return (this.#head ??= new ByteMark(this.#before)).length;
+  }
+
+  get tailLength(): number {
+    return (this.#tail ??= new ByteMark(this.#after)).length;
+  }
+}
+
+/**
+ * A template's end as UTF-8, compared four bytes at a time: the ends of an OpenAI chunk are
+ * ~250 bytes, and byte by byte that was the largest cost of reading a chunk from its bytes.
+ */
+class ByteMark {
+  readonly bytes: Uint8Array;
+  readonly #words: Int32Array;
+
+  constructor(text: string) {
+    const bytes = (this.bytes = encoder.encode(text));
+    // By hand, not through a DataView: on Bun a view of a new array copies it first.
+    this.#words = new Int32Array(bytes.length >> 2);
+    for (let i = 0; i < this.#words.length; i++) {
+      const at = i * 4;
+      this.#words[i] = bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+    }
+  }
+
+  get length(): number {
+    return this.bytes.length;
+  }
+
+  /** Whether `bytes` (seen through `view`) holds the mark at `at`, wholly before `limit`. */
+  isAt(view: DataView, bytes: Uint8Array, at: number, limit: number): boolean {
+    const mark = this.bytes;
+    if (at + mark.length > limit) return false;
+    const words = this.#words;
+    for (let i = 0; i < words.length; i++) if (view.getInt32(at + i * 4, true) !== words[i]) return false;
+    for (let i = words.length * 4; i < mark.length; i++) if (bytes[at + i] !== mark[i]) return false;
+    return true;
   }
 }
 

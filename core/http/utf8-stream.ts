@@ -1,6 +1,8 @@
 import { joinBytes } from './join-bytes.ts';
 
-const decoder = new TextDecoder();
+// A default decoder drops U+FEFF at the start of every call, and each chunk is its own call: a
+// text character at a chunk's start would be lost. The SSE parser drops the stream's own BOM.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export interface Utf8StreamDecoder {
   /** Text of `chunk`, less a trailing character cut by the chunk boundary (held for the next call). */

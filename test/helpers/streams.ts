@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { GatewayError } from '../../core/errors.ts';
 import type { UpstreamResponse } from '../../core/index.ts';
+import type { StreamEvent } from '../../core/ir.ts';
 
 export function fromArray<T>(items: readonly T[]): ReadableStream<T> {
   return new ReadableStream<T>({
@@ -42,6 +43,14 @@ export function bytesInPieces(text: string, size: number): Uint8Array[] {
 /** Feeds wire `text` through `reader` in pieces of `size` bytes and collects what comes out. */
 export function readInPieces<T>(text: string, size: number, reader: ReadableWritablePair<T, Uint8Array>): Promise<T[]> {
   return collect(fromArray(bytesInPieces(text, size)).pipeThrough(reader));
+}
+
+/**
+ * Stream events as plain objects: a text delta read from the upstream's bytes (SpanTextDelta)
+ * as the `{ type, index, text }` it stands for, so tests compare what readers mean.
+ */
+export function plainEvents(events: StreamEvent[]): StreamEvent[] {
+  return events.map((event) => (event.type === 'text-delta' && event.span ? { type: 'text-delta', index: event.index, text: event.text } : event));
 }
 
 /** What a client can tell of a gateway error: compared in tests instead of the error object. */

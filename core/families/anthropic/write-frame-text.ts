@@ -1,3 +1,5 @@
+import type { JsonTextSpan } from '../../http/json-text-span.ts';
+import type { SseFrame } from '../../http/sse-write.ts';
 import type { AnthropicStopReason } from './map-finish-reason.ts';
 import type { AnthropicUsage } from './write-response.ts';
 
@@ -39,6 +41,50 @@ export function writeTextDeltaText(index: number, text: string): string {
 
 export function writeThinkingDeltaText(index: number, thinking: string): string {
   return `{"type":"content_block_delta","index":${index},"delta":{"type":"thinking_delta","thinking":${JSON.stringify(thinking)}}}`;
+}
+
+const encoder = new TextEncoder();
+/** The bytes of a text delta frame before its text, by block index (most answers use the first few). */
+const textDeltaHeads: Uint8Array[] = [];
+const TEXT_DELTA_TAIL = encoder.encode('"}}\n\n');
+
+/**
+ * The `content_block_delta` frame of text still in the upstream's bytes: the frame `{ event:
+ * 'content_block_delta', data: writeTextDeltaText(index, text) }` gives, byte for byte (the span
+ * is written as JSON.stringify writes its text), with the text copied instead of decoded and
+ * encoded again.
+ */
+export class TextDeltaFrame implements SseFrame {
+  readonly event = 'content_block_delta';
+  readonly #head: Uint8Array;
+
+  constructor(
+    readonly index: number,
+    readonly span: JsonTextSpan,
+  ) {
+    this.#head = textDeltaHeads[index] ?? encodeTextDeltaHead(index);
+  }
+
+  get data(): string {
+    return writeTextDeltaText(this.index, this.span.text());
+  }
+
+  get byteLength(): number {
+    return this.#head.length + this.span.byteLength + TEXT_DELTA_TAIL.length;
+  }
+
+  writeInto(out: Uint8Array, at: number): number {
+    out.set(this.#head, at);
+    const end = this.span.writeInto(out, at + this.#head.length);
+    for (let i = 0; i < TEXT_DELTA_TAIL.length; i++) out[end + i] = TEXT_DELTA_TAIL[i]!;
+    return end + TEXT_DELTA_TAIL.length;
+  }
+}
+
+function encodeTextDeltaHead(index: number): Uint8Array {
+  const head = encoder.encode(`event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":"`);
+  if (index < 64) textDeltaHeads[index] = head;
+  return head;
 }
 
 export const PING_TEXT = '{"type":"ping"}';

@@ -9,6 +9,7 @@ import { writeAnthropicError } from './write-error.ts';
 import {
   MESSAGE_STOP_TEXT,
   PING_TEXT,
+  TextDeltaFrame,
   writeBlockStopText,
   writeMessageDeltaText,
   writeMessageStartText,
@@ -144,10 +145,13 @@ export function createAnthropicStreamWriter(opts: WriteAnthropicStreamOptions): 
           open = openBlock(event.index, event.block, startBlock, carrySignature, () => `${id}_${calls++}`);
           return;
         case 'text-delta': {
-          const block = event.text === '' ? undefined : blockFor('text', event.index);
+          // A span is never empty; its text is not decoded here (see TextDeltaFrame).
+          const { span } = event;
+          const block = !span && event.text === '' ? undefined : blockFor('text', event.index);
           if (!block) return;
           block.index ??= startBlock('text');
-          emitText('content_block_delta', writeTextDeltaText(block.index, event.text));
+          if (span) sink(new TextDeltaFrame(block.index, span));
+          else emitText('content_block_delta', writeTextDeltaText(block.index, event.text));
           return;
         }
         case 'reasoning-delta': {

@@ -4,12 +4,18 @@ import type { OpenAIChatCompletion } from './types.ts';
 /** The delta fields a run of chunks may vary in while everything else stays the same. */
 const TEXT_FIELDS = ['content', 'reasoning_content', 'reasoning'] as const;
 
+export interface ChunkTemplate {
+  template: JsonTemplate<OpenAIChatCompletion>;
+  /** The delta field that varies. */
+  field: (typeof TEXT_FIELDS)[number];
+}
+
 /**
  * A template (see JsonTemplate) of a chunk whose only effect on the chunk reader is its delta's
  * text: one choice, the first, with exactly one of the text fields set and no finish reason, tool
  * calls, refusal, usage or error. `data` is the chunk's text, `chunk` its parse.
  */
-export function learnChunkTemplate(data: string, chunk: OpenAIChatCompletion): JsonTemplate<OpenAIChatCompletion> | undefined {
+export function learnChunkTemplate(data: string, chunk: OpenAIChatCompletion): ChunkTemplate | undefined {
   if (chunk.usage || chunk.x_groq?.usage || chunk.error !== undefined || chunk.choices?.length !== 1) return undefined;
   const choice = chunk.choices[0]!;
   const delta = choice.delta;
@@ -20,6 +26,8 @@ export function learnChunkTemplate(data: string, chunk: OpenAIChatCompletion): J
     if (field !== undefined || typeof delta[name] !== 'string') return undefined;
     field = name;
   }
-  if (field === undefined) return undefined;
-  return JsonTemplate.learn<OpenAIChatCompletion>(data, field, (parsed) => parsed.choices?.[0]?.delta);
+  // An empty text is the role announcement that opens most streams: the chunks after it differ.
+  if (field === undefined || delta[field] === '') return undefined;
+  const template = JsonTemplate.learn<OpenAIChatCompletion>(data, field, (parsed) => parsed.choices?.[0]?.delta);
+  return template && { template, field };
 }

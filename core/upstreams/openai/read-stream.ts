@@ -3,8 +3,10 @@ import { GatewayError, isGatewayError } from '../../errors.ts';
 import { emptyUsage, type FinishReason, type StreamEvent, type Usage } from '../../ir.ts';
 import type { ReadRequest } from '../types.ts';
 import type { JsonTemplate } from '../../http/json-template.ts';
-import { createSseReader, type SseMessage } from '../../http/sse-read.ts';
-import { pipeStages, type Stage, stageStream } from '../../http/stage.ts';
+import { JsonTextSpan } from '../../http/json-text-span.ts';
+import type { SseMessage } from '../../http/sse-read.ts';
+import { createSseByteReader, findDataValue, type SseMessageReader } from '../../http/sse-read-bytes.ts';
+import { stageStream } from '../../http/stage.ts';
 import { learnChunkTemplate } from './chunk-template.ts';
 import { mapOpenAIFinishReason } from './map-finish-reason.ts';
 import { readOpenAIErrorBody } from './read-error.ts';
@@ -14,10 +16,15 @@ import { createStreamBlocks } from './stream-blocks.ts';
 import { createStreamToolCalls } from './stream-tool-calls.ts';
 import type { OpenAIChatCompletion, OpenAIMessageFields } from './types.ts';
 
-/** Response bytes → StreamEvents: SSE framing, then the chunk state machine. */
+/**
+ * Response bytes → StreamEvents: SSE framing, then the chunk state machine, which reads most text
+ * chunks from their bytes (see `takeEvent`).
+ */
 export function readOpenAIStream(req: ReadRequest, name: string): TransformStream<Uint8Array, StreamEvent> {
-  return stageStream(pipeStages(createSseReader(), createOpenAIChunkReader(req, name)));
+  return stageStream(createSseByteReader(createOpenAIChunkReader(req, name)));
 }
+
+const LF = 0x0a;
 
 /**
  * chat.completion.chunk messages → StreamEvents, as a synchronous stage that stops (see Stage)
@@ -25,7 +32,7 @@ export function readOpenAIStream(req: ReadRequest, name: string): TransformStrea
  * `stream_options.include_usage` is set), so `finish` waits for that chunk or `[DONE]`. A stream
  * that ends without `finish_reason` still finishes, as `stop`.
  */
-export function createOpenAIChunkReader(req: ReadRequest, name: string): Stage<SseMessage, StreamEvent> {
+export function createOpenAIChunkReader(req: ReadRequest, name: string): SseMessageReader<StreamEvent> {
   let sink: (event: StreamEvent) => void = () => {};
   const emit = (event: StreamEvent) => sink(event);
   const blocks = createStreamBlocks(emit);
@@ -83,6 +90,8 @@ export function createOpenAIChunkReader(req: ReadRequest, name: string): Stage<S
   // few templates that never match, then no more.
   let template: JsonTemplate<OpenAIChatCompletion> | undefined;
   let unusedTemplates = 0;
+  /** The template's varying string is `content`, the only one read from bytes. */
+  let contentTemplate = false;
 
   const read = (message: SseMessage) => {
     const data = message.data;
@@ -109,7 +118,8 @@ export function createOpenAIChunkReader(req: ReadRequest, name: string): Stage<S
     if (started && unusedTemplates < MAX_UNUSED_TEMPLATES) {
       const learned = learnChunkTemplate(data, chunk);
       if (learned) {
-        template = learned;
+        template = learned.template;
+        contentTemplate = learned.field === 'content';
         unusedTemplates++;
       }
     }
@@ -135,9 +145,34 @@ export function createOpenAIChunkReader(req: ReadRequest, name: string): Stage<S
     }
   };
 
+  /**
+   * An event that is only `data:` and a chunk of the template whose content text JSON.stringify
+   * writes back byte for byte (see JsonTemplate.matchBytes) is read as such a chunk is, but its
+   * text stays in the upstream's bytes (a JsonTextSpan) for a writer to copy. Text that may hold a
+   * <think> tag still goes through `think`, as text.
+   */
+  const takeEvent = (bytes: Uint8Array, from: number, limit: number, emit: (event: StreamEvent) => void): number => {
+    const at = findDataValue(bytes, from, limit);
+    if (!template || at < 0) return -1;
+    const quote = template.matchBytes(bytes, at, limit);
+    if (quote < 0) return -1;
+    const end = quote + template.tailLength;
+    if (end + 1 >= limit || bytes[end] !== LF || bytes[end + 1] !== LF) return -1;
+    const start = at + template.headLength;
+    unusedTemplates = 0;
+    sink = emit;
+    // An empty text is no delta, as in `readDelta`.
+    if (quote > start) blocks.appendText(new JsonTextSpan(bytes, start, quote));
+    return end + 2;
+  };
+
   // `stopped` is a data property, never a getter: see Stage.
   const stage = {
     stopped: false,
+    takes(): boolean {
+      return !done && template !== undefined && contentTemplate && (reasoningField || think.passing());
+    },
+    takeEvent,
     push(message: SseMessage, out: (event: StreamEvent) => void) {
       sink = out;
       if (done) return;

@@ -14,6 +14,8 @@ export interface ThinkTagReader {
    * stream reader can take it without a `push` (no array and piece object per fragment).
    */
   passing(): boolean;
+  /** Not yet passing, and the next fragment with text may make it so (no `<think>` open). */
+  deciding(): boolean;
 }
 
 const OPEN = '<think>';
@@ -89,6 +91,7 @@ export function readThinkTags(): ThinkTagReader {
     end,
     // A method, not a getter: see Stage (core/http/stage.ts).
     passing: () => state === 'text',
+    deciding: () => state === 'detect' || state === 'after',
   };
 }
 

@@ -1,5 +1,6 @@
 /** @see https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types */
-import type { StreamEvent } from '../../ir.ts';
+import type { JsonTextSpan } from '../../http/json-text-span.ts';
+import { SpanTextDelta, type StreamEvent } from '../../ir.ts';
 import { mintReasoningSignature } from '../../signature.ts';
 
 /** The one block a stream may have open; `toolKey` ties a tool-call block to its upstream call. */
@@ -16,6 +17,8 @@ export interface StreamBlocks {
   openToolKey(): string | undefined;
   /** Appends to the open block of that kind, closing any other block and starting one first. */
   append(kind: 'text' | 'reasoning', text: string): void;
+  /** `append('text', …)` of text still in the upstream's bytes. */
+  appendText(span: JsonTextSpan): void;
   startTool(toolKey: string, id: string, name: string): void;
   /** Argument JSON for the open tool-call block. */
   toolInput(json: string): void;
@@ -37,21 +40,29 @@ export function createStreamBlocks(emit: (event: StreamEvent) => void): StreamBl
     open = undefined;
   };
 
+  const openFor = (kind: 'text' | 'reasoning'): OpenBlock => {
+    if (open?.kind !== kind) {
+      close();
+      open = { kind, index: next++, reasoning: '' };
+      emit({ type: 'block-start', index: open.index, block: { type: kind } });
+    }
+    return open;
+  };
+
   return {
     // A method, not a getter: see Stage (core/http/stage.ts).
     openToolKey: () => (open?.kind === 'tool' ? open.toolKey : undefined),
     append(kind, text) {
-      if (open?.kind !== kind) {
-        close();
-        open = { kind, index: next++, reasoning: '' };
-        emit({ type: 'block-start', index: open.index, block: { type: kind } });
-      }
+      const block = openFor(kind);
       if (kind === 'reasoning') {
-        open.reasoning += text;
-        emit({ type: 'reasoning-delta', index: open.index, text });
+        block.reasoning += text;
+        emit({ type: 'reasoning-delta', index: block.index, text });
       } else {
-        emit({ type: 'text-delta', index: open.index, text });
+        emit({ type: 'text-delta', index: block.index, text });
       }
+    },
+    appendText(span) {
+      emit(new SpanTextDelta(openFor('text').index, span));
     },
     startTool(toolKey, id, name) {
       close();

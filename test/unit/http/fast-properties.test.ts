@@ -13,7 +13,9 @@ import { createGeminiStreamWriter } from '../../../core/families/gemini/write-st
 import { ClientAbort } from '../../../core/http/client-signal.ts';
 import { createSseReader } from '../../../core/http/sse-read.ts';
 import { pipeStages, stageOf, stageStream } from '../../../core/http/stage.ts';
-import type { ChatRequest } from '../../../core/ir.ts';
+import { SpanTextDelta, type ChatRequest } from '../../../core/ir.ts';
+import { JsonTextSpan } from '../../../core/http/json-text-span.ts';
+import { TextDeltaFrame } from '../../../core/families/anthropic/write-frame-text.ts';
 import { readAnthropicStream } from '../../../core/upstreams/anthropic/read-stream.ts';
 import { readBedrockConverseStream, readBedrockInvokeStream } from '../../../core/upstreams/bedrock/read-stream.ts';
 import { readGeminiStream } from '../../../core/upstreams/gemini/read-stream.ts';
@@ -36,6 +38,9 @@ const perStream: Array<[string, () => object]> = [
   ['its block bookkeeping', () => createStreamBlocks(() => {})],
   ['its think-tag reader', () => readThinkTags()],
   ['the OpenAI stream stage', () => stageOf(readOpenAIStream(req, 'p'))!],
+  ['a text span', () => new JsonTextSpan(new Uint8Array(4), 1, 3)],
+  ['a text delta read from bytes', () => new SpanTextDelta(0, new JsonTextSpan(new Uint8Array(4), 1, 3))],
+  ['a text delta frame', () => new TextDeltaFrame(0, new JsonTextSpan(new Uint8Array(4), 1, 3))],
   ['the Anthropic stream stage', () => stageOf(readAnthropicStream({ provider: 'p' }))!],
   ['the Gemini stream stage', () => stageOf(readGeminiStream({ provider: 'p', model: 'm' }))!],
   ['the Bedrock invoke stream', () => readBedrockInvokeStream('p')],

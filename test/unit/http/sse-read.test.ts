@@ -26,6 +26,8 @@ const streams: Record<string, string> = {
   CRLF: 'event: ping\r\ndata: {"type":"ping"}\r\n\r\ndata: {"n":"ünïcödé ✓"}\r\n\r\n',
   CR: 'data: {"cr":1}\r\rdata: {"cr":2}\r\r',
   'a last event without its blank line': 'data: {"a":1}\n\ndata: {"tail":true}',
+  // The stream's own byte-order mark goes; a U+FEFF in its text stays, wherever a read starts.
+  'a byte-order mark, and U+FEFF in the text': '\ufeffdata: {"a":1}\n\ndata: {"t":"\ufeffb"}\n\n',
   'multi-byte text cut anywhere': `data: {"t":"${'日本語 😀 '.repeat(20)}"}\n\ndata: {"t":"é"}\n\n`,
 };
 
@@ -47,5 +49,14 @@ describe('createSseReader', () => {
       { event: 'x', data: 'line one\nline two' },
       { data: '[DONE]' },
     ]);
+  });
+});
+
+describe('createSseReader and U+FEFF', () => {
+  it("drops only the stream's own byte-order mark", () => {
+    const bytes = encode('\ufeffdata: {"a":1}\n\ndata: {"t":"\ufeffb"}\n\n');
+    expect(readAll([bytes])).toEqual([{ data: '{"a":1}' }, { data: '{"t":"\ufeffb"}' }]);
+    const at = bytes.indexOf(0xef, 3);
+    expect(readAll([bytes.subarray(0, at), bytes.subarray(at)])).toEqual(readAll([bytes]));
   });
 });

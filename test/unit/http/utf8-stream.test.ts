@@ -6,7 +6,8 @@ const encode = (text: string) => new TextEncoder().encode(text);
 
 /** What a streaming TextDecoder gives for the same chunks. */
 function readReference(chunks: Uint8Array[]): string {
-  const decoder = new TextDecoder();
+  // The SSE parser after it drops the stream's own byte-order mark; the decoder keeps every U+FEFF.
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   return chunks.map((c) => decoder.decode(c, { stream: true })).join('') + decoder.decode();
 }
 
@@ -17,6 +18,8 @@ function readSplit(chunks: Uint8Array[]): string {
 
 const SAMPLES: Array<[string, Uint8Array]> = [
   ['ASCII', encode('data: {"text":"plain"}\n\n')],
+  // A U+FEFF that starts a chunk is text: a default decoder, called per chunk, dropped it.
+  ['U+FEFF in the text', encode('\ufeffdata: {"text":"\ufeffa"}\n\n')],
   ['two-, three- and four-byte characters', encode('é → 日本 🙂 ok')],
   // A lone continuation byte, a lead without its continuations, an overlong lead, bytes never valid.
   ['invalid sequences', concatBytes(encode('a'), new Uint8Array([0x80, 0xe2, 0x82, 0x41, 0xc0, 0xaf, 0xff, 0xf0, 0x9f]), encode('b'))],

@@ -9,7 +9,7 @@ import { readInPieces } from '../../../helpers/streams.ts';
 
 const VLLM = (text: string) =>
   `{"id":"chatcmpl-7","object":"chat.completion.chunk","created":1700000000,"model":"openai/gpt-oss-120b","choices":[{"index":0,"delta":{"content":${text}},"logprobs":null,"finish_reason":null}]}`;
-const learnFrom = (data: string) => learnChunkTemplate(data, JSON.parse(data) as OpenAIChatCompletion);
+const learnFrom = (data: string) => learnChunkTemplate(data, JSON.parse(data) as OpenAIChatCompletion)?.template;
 
 describe('learnChunkTemplate (JsonTemplate over OpenAI chunks)', () => {
   it('reads a chunk that differs only in its text exactly as JSON.parse does', () => {

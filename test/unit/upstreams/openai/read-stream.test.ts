@@ -3,12 +3,12 @@ import { GatewayError } from '../../../../core/errors.ts';
 import type { ChatRequest, StreamEvent } from '../../../../core/ir.ts';
 import { mintReasoningSignature } from '../../../../core/signature.ts';
 import { readOpenAIStream } from '../../../../core/upstreams/openai/read-stream.ts';
-import { bytesInPieces, collect, loadFixture, readInPieces } from '../../../helpers/streams.ts';
+import { bytesInPieces, collect, loadFixture, plainEvents, readInPieces } from '../../../helpers/streams.ts';
 
 const req: ChatRequest = { model: 'requested-model', system: [], messages: [], stream: true, source: { family: 'anthropic', extra: {} } };
 
-function run(text: string, size = 7): Promise<StreamEvent[]> {
-  return readInPieces(text, size, readOpenAIStream(req, 'oss'));
+async function run(text: string, size = 7): Promise<StreamEvent[]> {
+  return plainEvents(await readInPieces(text, size, readOpenAIStream(req, 'oss')));
 }
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>

@@ -1,0 +1,118 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { createAnthropicStreamWriter } from '../../../../core/families/anthropic/write-stream.ts';
+import { createSseReader } from '../../../../core/http/sse-read.ts';
+import { encodeSseBatch } from '../../../../core/http/sse-write.ts';
+import { pipeStages, type Stage, stageOf } from '../../../../core/http/stage.ts';
+import type { ChatRequest, StreamEvent } from '../../../../core/ir.ts';
+import { createOpenAIChunkReader, readOpenAIStream } from '../../../../core/upstreams/openai/read-stream.ts';
+import { concatBytes } from '../../../helpers/bedrock-frames.ts';
+import { plainEvents } from '../../../helpers/streams.ts';
+
+const req: ChatRequest = { model: 'm', system: [], messages: [], stream: true, source: { family: 'anthropic', extra: {} } };
+const encoder = new TextEncoder();
+
+/** The reader as it was before events were read from their bytes: every event decoded and parsed. */
+const parsedReader = (): Stage<Uint8Array, StreamEvent> => pipeStages(createSseReader(), createOpenAIChunkReader(req, 'oss'));
+const byteReader = (): Stage<Uint8Array, StreamEvent> => stageOf(readOpenAIStream(req, 'oss'))!;
+
+interface Read {
+  events: StreamEvent[];
+  /** What a Claude-style client receives, one chunk per upstream read (as the route encodes it). */
+  wire: string[];
+}
+
+function readThrough(reader: Stage<Uint8Array, StreamEvent>, pieces: Uint8Array[]): Read {
+  const writer = createAnthropicStreamWriter({ model: 'claude-x', id: 'msg_1' });
+  const events: StreamEvent[] = [];
+  const wire: string[] = [];
+  const batch = (feed: (emit: (event: StreamEvent) => void) => void) => {
+    const frames: Parameters<typeof encodeSseBatch>[0] = [];
+    feed((event) => {
+      events.push(event);
+      writer.push(event, (frame) => frames.push(frame));
+    });
+    const bytes = encodeSseBatch(frames);
+    if (bytes) wire.push(new TextDecoder().decode(bytes));
+  };
+  for (const piece of pieces) if (!reader.stopped) batch((emit) => reader.push(piece, emit));
+  batch((emit) => reader.end(emit));
+  const tail: Parameters<typeof encodeSseBatch>[0] = [];
+  writer.end((frame) => tail.push(frame));
+  const bytes = encodeSseBatch(tail);
+  if (bytes) wire.push(new TextDecoder().decode(bytes));
+  return { events: plainEvents(events), wire };
+}
+
+function cut(bytes: Uint8Array, size: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < bytes.length; i += size) out.push(bytes.slice(i, i + size));
+  return out;
+}
+
+const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
+const finish = (reason = 'stop') => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: reason }] })}\n\n`;
+const usage = `data: ${JSON.stringify({ id: 'c', choices: [], usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 } })}\n\n`;
+const texts = ['Hello', ' "quoted"', ' line\nbreak', ' tab\t', ' é 中文 😀', ' \\', '\ufeffbom', ' \u2028', ' ctl\u0001'];
+
+const fixtureDir = fileURLToPath(new URL('../../../fixtures/openai/', import.meta.url));
+const streams: Record<string, string | Uint8Array> = {
+  ...Object.fromEntries(readdirSync(fixtureDir).filter((f) => f.endsWith('.sse')).map((f) => [f, readFileSync(fixtureDir + f, 'utf8')])),
+  'the bench stream': readFileSync(fileURLToPath(new URL('../../../../bench/upstream/openai-stream.sse', import.meta.url)), 'utf8'),
+  'texts of every kind': chunk({ role: 'assistant', content: '' }) + texts.map((t) => chunk({ content: t })).join('') + finish() + usage + 'data: [DONE]\n\n',
+  'escapes JSON.stringify would not write': chunk({ content: 'a' }) + chunk({ content: 'b' }) + chunk({ content: 'é/' }).replace('é/', '\\u00e9\\/') + chunk({ content: 'c' }) + finish() + 'data: [DONE]\n\n',
+  'comments, ids and named events between chunks': chunk({ content: 'a' }) + ': keep-alive\n\n' + chunk({ content: 'b' }) + 'id: 4\n' + chunk({ content: 'c' }) + 'event: message\n' + chunk({ content: 'd' }) + chunk({ content: 'e' }) + finish() + 'data: [DONE]\n\n',
+  'data: without its space, and one event in two data lines': chunk({ content: 'a' }) + chunk({ content: 'b' }).replace('data: ', 'data:') + 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m",\ndata: "choices":[{"index":0,"delta":{"content":"c"},"finish_reason":null}]}\n\n' + chunk({ content: 'd' }) + finish() + 'data: [DONE]\n\n',
+  'CRLF from the middle on': chunk({ content: 'a' }) + chunk({ content: 'b' }) + (chunk({ content: 'c' }) + chunk({ content: 'd' }) + finish() + 'data: [DONE]\n\n').replaceAll('\n', '\r\n'),
+  'reasoning, then text, then <think> never': chunk({ reasoning_content: 'Let me' }) + chunk({ reasoning_content: ' think' }) + chunk({ content: 'Hi' }) + chunk({ content: ' there' }) + finish() + 'data: [DONE]\n\n',
+  'a leading <think> in the text': chunk({ content: '<th' }) + chunk({ content: 'ink>plan' }) + chunk({ content: '</think>\n\n' }) + chunk({ content: 'Answer' }) + chunk({ content: ' more' }) + finish() + 'data: [DONE]\n\n',
+  'chunks that never repeat (obfuscation)': texts.map((t, i) => chunk({ content: t }, { obfuscation: 'x'.repeat(i) })).join('') + finish() + 'data: [DONE]\n\n',
+  'an error in the middle': chunk({ content: 'a' }) + chunk({ content: 'b' }) + chunk({ content: 'c' }) + 'data: {"error":{"message":"overloaded","type":"server_error"}}\n\n' + chunk({ content: 'd' }),
+  'an empty data line': chunk({ content: 'a' }) + chunk({ content: 'b' }) + 'data:\n\n' + chunk({ content: 'c' }),
+  'no end': chunk({ content: 'a' }) + chunk({ content: 'b' }) + chunk({ content: 'c' }).slice(0, -1),
+  'tool calls after text': chunk({ content: 'a' }) + chunk({ content: 'b' }) + chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"x"' } }] }) + chunk({ tool_calls: [{ index: 0, function: { arguments: ':1}' } }] }) + finish('tool_calls') + 'data: [DONE]\n\n',
+  'invalid UTF-8 in a text': concat(chunk({ content: 'a' }) + chunk({ content: 'b' }) + 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"', [0xe4, 0xb8, 0x41, 0xff], '"},"finish_reason":null}]}\n\n' + chunk({ content: 'c' }) + finish() + 'data: [DONE]\n\n'),
+};
+
+function concat(...parts: Array<string | number[]>): Uint8Array {
+  return concatBytes(...parts.map((p) => (typeof p === 'string' ? encoder.encode(p) : new Uint8Array(p))));
+}
+
+describe('the OpenAI stream read from its bytes', () => {
+  it.each(Object.entries(streams))('%s: the same events and the same client bytes as parsing every event, however it is cut', (_name, stream) => {
+    const bytes = typeof stream === 'string' ? encoder.encode(stream) : stream;
+    for (const size of [1, 2, 3, 7, 64, 200, bytes.length]) {
+      expect(readThrough(byteReader(), cut(bytes, size)), `pieces of ${size}`).toEqual(readThrough(parsedReader(), cut(bytes, size)));
+    }
+    for (let at = 1; at < bytes.length; at += 13) {
+      const pieces = [bytes.slice(0, at), bytes.slice(at)];
+      expect(readThrough(byteReader(), pieces), `cut at ${at}`).toEqual(readThrough(parsedReader(), pieces));
+    }
+  });
+
+  it('reads most text chunks from their bytes, and sends their text on undecoded', () => {
+    const bytes = encoder.encode(streams['the bench stream'] as string);
+    const events: StreamEvent[] = [];
+    const reader = byteReader();
+    for (const piece of cut(bytes, 1500)) reader.push(piece, (e) => events.push(e));
+    reader.end((e) => events.push(e));
+    const deltas = events.filter((e) => e.type === 'text-delta');
+    // All but the first text chunk (whose template is learned from it).
+    expect(deltas.filter((e) => e.span).length).toBe(deltas.length - 1);
+    expect(deltas.length).toBeGreaterThan(20);
+  });
+
+  it('leaves text with escapes JSON.stringify would not write, and text that may open <think>, to the parser', () => {
+    const read = (stream: string) => {
+      const events: StreamEvent[] = [];
+      const reader = byteReader();
+      reader.push(encoder.encode(stream), (e) => events.push(e));
+      return events.filter((e) => e.type === 'text-delta').map((e) => (e.span ? 'span' : 'text'));
+    };
+    expect(read(streams['escapes JSON.stringify would not write'] as string)).toEqual(['text', 'span', 'text', 'span']);
+    // "Answer" follows </think>, whose blank line is trimmed from the text after it.
+    expect(read(streams['a leading <think> in the text'] as string)).toEqual(['text', 'span']);
+  });
+});
