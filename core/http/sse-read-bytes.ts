@@ -5,6 +5,7 @@ import { pipeStages, type Stage } from './stage.ts';
 const LF = 0x0a;
 const CR = 0x0d;
 const DATA = [0x64, 0x61, 0x74, 0x61, 0x3a]; // "data:"
+const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74, 0x3a]; // "event:"
 const SPACE = 0x20;
 
 // Whole events only: a character is never cut, and a body never starts with a byte-order mark
@@ -25,8 +26,9 @@ export interface SseMessageReader<O> extends Stage<SseMessage, O> {
 
 /**
  * SSE bytes → `reader`'s output, one whole event at a time: an event the reader takes is read
- * from its bytes; an event that is one `data:` line is decoded and pushed as its message, as the
- * SSE parser would give it, without the parser; any other goes through the parser
+ * from its bytes; an event that is one `data:` line, or an `event:` line and a `data:` line, is
+ * decoded and pushed as its message, as the SSE parser would give it, without the parser; any
+ * other goes through the parser
  * (`createSseReader`), which then always starts at an event. Only LF line ends are cut here: from
  * the first CR on, the rest of the stream goes through the parser as it comes.
  */
@@ -42,8 +44,8 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
   #held: Uint8Array[] = [];
   #heldSize = 0;
   #cutting = true;
-  /** The event `#findEnd` last found is a single line. */
-  #oneLine = false;
+  /** Where the first line of the event `#findEnd` last found ends, when it has two lines; -1 for one line, -2 for more. */
+  #split = -1;
 
   constructor(reader: SseMessageReader<O>) {
     this.#reader = reader;
@@ -121,8 +123,8 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
         this.#parsed.push(bytes.subarray(at), emit);
         return limit;
       }
-      const data = this.#oneLine ? readDataLine(bytes, at, end - 2) : undefined;
-      if (data !== undefined) reader.push({ data }, emit);
+      const message = this.#split === -2 ? undefined : readMessage(bytes, at, this.#split, end - 2);
+      if (message) reader.push(message, emit);
       else this.#parsed.push(bytes.subarray(at, end), emit);
       at = end;
     }
@@ -134,16 +136,16 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
    * a CR (a stream whose line ends this reader does not cut).
    */
   #findEnd(bytes: Uint8Array, from: number, limit: number): number {
-    let oneLine = true;
+    let split = -1;
     for (let i = from; i < limit; i++) {
       const c = bytes[i];
       if (c === LF) {
         if (i + 1 >= limit) return -1;
         if (bytes[i + 1] === LF) {
-          this.#oneLine = oneLine;
+          this.#split = split;
           return i + 2;
         }
-        oneLine = false;
+        split = split === -1 ? i : -2;
       } else if (c === CR) {
         return -2;
       }
@@ -166,11 +168,25 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
   }
 }
 
-/** The value of `data:` when `bytes[from, to)` is exactly one data line; else undefined. */
-function readDataLine(bytes: Uint8Array, from: number, to: number): string | undefined {
-  const at = findDataValue(bytes, from, to);
+/**
+ * The message of the event in `bytes[from, to)` (its blank line excluded) when it is a `data:`
+ * line, or an `event:` line (ending at `split`) and a `data:` line; else undefined. An empty event
+ * name is no name, as in createSseReader.
+ */
+function readMessage(bytes: Uint8Array, from: number, split: number, to: number): SseMessage | undefined {
+  if (split === -1) {
+    const at = findDataValue(bytes, from, to);
+    return at < 0 ? undefined : { data: readText(bytes, at, to) };
+  }
+  const name = findFieldValue(bytes, from, split, EVENT);
+  const at = name < 0 ? -1 : findDataValue(bytes, split + 1, to);
   if (at < 0) return undefined;
-  return at === to ? '' : decoder.decode(bytes.subarray(at, to));
+  const data = readText(bytes, at, to);
+  return name < split ? { event: readText(bytes, name, split), data } : { data };
+}
+
+function readText(bytes: Uint8Array, from: number, to: number): string {
+  return from === to ? '' : decoder.decode(bytes.subarray(from, to));
 }
 
 /**
@@ -178,8 +194,13 @@ function readDataLine(bytes: Uint8Array, from: number, to: number): string | und
  * drops), or -1 when no `data:` field starts there.
  */
 export function findDataValue(bytes: Uint8Array, from: number, limit: number): number {
-  if (limit - from < DATA.length) return -1;
-  for (let i = 0; i < DATA.length; i++) if (bytes[from + i] !== DATA[i]) return -1;
-  const at = from + DATA.length;
+  return findFieldValue(bytes, from, limit, DATA);
+}
+
+/** Where the value of the field `name` (with its colon) starting at `from` starts, or -1. */
+export function findFieldValue(bytes: Uint8Array, from: number, limit: number, name: readonly number[]): number {
+  if (limit - from < name.length) return -1;
+  for (let i = 0; i < name.length; i++) if (bytes[from + i] !== name[i]) return -1;
+  const at = from + name.length;
   return at < limit && bytes[at] === SPACE ? at + 1 : at;
 }

@@ -8,6 +8,7 @@ import { GEMINI_FINISH_REASON } from './map-finish-reason.ts';
 import type { GeminiPart } from './schema.ts';
 import { writeGeminiError } from './write-error.ts';
 import type { GeminiGenerateContentResponse } from './write-response.ts';
+import { GeminiTextFrame, writeTextFrameAfter } from './write-text-frame.ts';
 import { writeThoughtSignature } from './thought-signature.ts';
 import { writeGeminiUsage } from './write-usage.ts';
 
@@ -42,6 +43,8 @@ export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<
 
   const modelJson = JSON.stringify(opts.model);
   let tail = '';
+  /** What a text frame writes after its text (see GeminiTextFrame), made with `tail`. */
+  let frameAfter: { after: string; afterBytes: Uint8Array } | undefined;
   /** The common chunk (one unsigned text part) written as text: the same bytes as `chunk`, without building the object. */
   const textChunk = (text: string): SseMessage => ({
     data: `{"candidates":[{"content":{"parts":[{"text":${JSON.stringify(text)}}],"role":"model"},"index":0}]${tail}`,
@@ -71,6 +74,7 @@ export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<
         case 'start':
           responseId = event.id;
           tail = `,"modelVersion":${modelJson},"responseId":${JSON.stringify(responseId)}}`;
+          frameAfter = undefined;
           break;
         case 'block-start': {
           const b = event.block;
@@ -85,9 +89,17 @@ export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<
           }
           break;
         }
-        case 'text-delta':
-          if (event.text) out(pending || !tail ? chunk(take({ text: event.text })) : textChunk(event.text));
+        case 'text-delta': {
+          // A span is never empty; its text is not decoded for the common chunk (see GeminiTextFrame).
+          const { span } = event;
+          if (!span && !event.text) break;
+          if (pending || !tail) out(chunk(take({ text: event.text })));
+          else if (span) {
+            frameAfter ??= writeTextFrameAfter(tail);
+            out(new GeminiTextFrame(span, frameAfter.after, frameAfter.afterBytes));
+          } else out(textChunk(event.text));
           break;
+        }
         case 'reasoning-delta': {
           const block = blocks.get(event.index);
           if (block?.kind === 'reasoning') block.text += event.text;

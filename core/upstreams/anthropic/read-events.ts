@@ -1,6 +1,7 @@
 /** @see https://docs.anthropic.com/en/docs/build-with-claude/streaming */
 import { GatewayError } from '../../errors.ts';
-import { completeUsage, type BlockStart, type FinishReason, type StreamEvent, type Usage, type UpstreamKind } from '../../ir.ts';
+import type { JsonTextSpan } from '../../http/json-text-span.ts';
+import { completeUsage, SpanTextDelta, type BlockStart, type FinishReason, type StreamEvent, type Usage, type UpstreamKind } from '../../ir.ts';
 import { mapAnthropicStopReason } from './map-stop-reason.ts';
 import { readAnthropicErrorEvent } from './read-error.ts';
 import { readAnthropicPartialUsage } from './read-usage.ts';
@@ -16,6 +17,11 @@ export interface AnthropicEventReaderOptions {
 export interface AnthropicEventReader {
   /** One parsed stream event object (the JSON after `data:`) → zero or more StreamEvents. */
   read(event: unknown, emit: (event: StreamEvent) => void): void;
+  /**
+   * A text_delta of the upstream block `index` whose text is still in the upstream's bytes: what
+   * `read` does with that delta, the text left undecoded.
+   */
+  readText(index: number, span: JsonTextSpan, emit: (event: StreamEvent) => void): void;
   /** The upstream body ended: finishes a stream that was cut before message_stop. */
   end(emit: (event: StreamEvent) => void): void;
 }
@@ -90,6 +96,11 @@ export function createAnthropicEventReader(opts: AnthropicEventReaderOptions): A
   };
 
   return {
+    readText(upstreamIndex, span, emit) {
+      if (done) return;
+      const index = indexes.get(upstreamIndex);
+      if (open && index === open.index && open.kind === 'text') emit(new SpanTextDelta(index, span));
+    },
     read(raw, emit) {
       if (done || typeof raw !== 'object' || raw === null) return;
       const event = raw as AnthropicEvent;

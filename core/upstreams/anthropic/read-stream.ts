@@ -1,15 +1,21 @@
 /** @see https://docs.anthropic.com/en/docs/build-with-claude/streaming */
 import { GatewayError } from '../../errors.ts';
 import { JsonTemplate } from '../../http/json-template.ts';
-import { createSseReader, type SseMessage } from '../../http/sse-read.ts';
-import { pipeStages, type Stage, stageStream } from '../../http/stage.ts';
+import { JsonTextSpan } from '../../http/json-text-span.ts';
+import type { SseMessage } from '../../http/sse-read.ts';
+import { createSseByteReader, findDataValue, findFieldValue, type SseMessageReader } from '../../http/sse-read-bytes.ts';
+import { stageStream } from '../../http/stage.ts';
 import type { StreamEvent } from '../../ir.ts';
 import { createAnthropicEventReader, type AnthropicEventReaderOptions } from './read-events.ts';
 
-/** Anthropic SSE bytes → StreamEvents; a new instance per response. */
+/** Anthropic SSE bytes → StreamEvents; a new instance per response. Most text deltas are read from their bytes (see `takeEvent`). */
 export function readAnthropicStream(opts: AnthropicEventReaderOptions): TransformStream<Uint8Array, StreamEvent> {
-  return stageStream(pipeStages(createSseReader(), createAnthropicMessageReader(opts)));
+  return stageStream(createSseByteReader(createAnthropicMessageReader(opts)));
 }
+
+const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74, 0x3a]; // "event:"
+const DELTA_EVENT = new TextEncoder().encode('content_block_delta\n');
+const LF = 0x0a;
 
 /** Which string of a delta varies from one content_block_delta to the next, by delta type. */
 const DELTA_TEXT = new Map([
@@ -26,11 +32,38 @@ const MAX_UNUSED_TEMPLATES = 3;
  * but for their text are read without JSON.parse (see JsonTemplate): the event reader takes the
  * text out of a content_block_delta and keeps nothing of the event.
  */
-function createAnthropicMessageReader(opts: AnthropicEventReaderOptions): Stage<SseMessage, StreamEvent> {
+export function createAnthropicMessageReader(opts: AnthropicEventReaderOptions): SseMessageReader<StreamEvent> {
   const reader = createAnthropicEventReader(opts);
   let template: JsonTemplate<DeltaEvent> | undefined;
   let unusedTemplates = 0;
+  /** The upstream block index of a template whose varying string is a text_delta's text, else -1. */
+  let textIndex = -1;
   return {
+    takes: () => textIndex >= 0,
+    /**
+     * A content_block_delta (named so, or unnamed) whose data is the text template's with a text
+     * that JSON.stringify writes back byte for byte is read as its parse would be, its text left
+     * in the upstream's bytes (see JsonTextSpan).
+     */
+    takeEvent(bytes, from, limit, emit) {
+      let at = from;
+      const name = findFieldValue(bytes, at, limit, EVENT);
+      if (name >= 0) {
+        for (let i = 0; i < DELTA_EVENT.length; i++) if (bytes[name + i] !== DELTA_EVENT[i]) return -1;
+        at = name + DELTA_EVENT.length;
+      }
+      at = findDataValue(bytes, at, limit);
+      if (at < 0 || !template) return -1;
+      const quote = template.matchBytes(bytes, at, limit);
+      if (quote < 0) return -1;
+      const end = quote + template.tailLength;
+      if (end + 1 >= limit || bytes[end] !== LF || bytes[end + 1] !== LF) return -1;
+      unusedTemplates = 0;
+      const start = at + template.headLength;
+      // An empty text is no delta, as in the event reader.
+      if (quote > start) reader.readText(textIndex, new JsonTextSpan(bytes, start, quote), emit);
+      return end + 2;
+    },
     push(message, emit) {
       if (message.event === 'ping') return;
       const data = message.data;
@@ -54,6 +87,8 @@ function createAnthropicMessageReader(opts: AnthropicEventReaderOptions): Stage<
         const learned = learnDeltaTemplate(data, event as DeltaEvent);
         if (learned) {
           template = learned;
+          const delta = event as DeltaEvent;
+          textIndex = delta.delta?.type === 'text_delta' && typeof delta.index === 'number' ? delta.index : -1;
           unusedTemplates++;
         }
       }
@@ -67,6 +102,7 @@ function createAnthropicMessageReader(opts: AnthropicEventReaderOptions): Stage<
 
 interface DeltaEvent {
   type?: unknown;
+  index?: unknown;
   delta?: Record<string, unknown>;
 }
 

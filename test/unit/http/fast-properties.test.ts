@@ -16,6 +16,7 @@ import { pipeStages, stageOf, stageStream } from '../../../core/http/stage.ts';
 import { SpanTextDelta, type ChatRequest } from '../../../core/ir.ts';
 import { JsonTextSpan } from '../../../core/http/json-text-span.ts';
 import { TextDeltaFrame } from '../../../core/families/anthropic/write-frame-text.ts';
+import { GeminiTextFrame, writeTextFrameAfter } from '../../../core/families/gemini/write-text-frame.ts';
 import { readAnthropicStream } from '../../../core/upstreams/anthropic/read-stream.ts';
 import { readBedrockConverseStream, readBedrockInvokeStream } from '../../../core/upstreams/bedrock/read-stream.ts';
 import { readGeminiStream } from '../../../core/upstreams/gemini/read-stream.ts';
@@ -41,6 +42,7 @@ const perStream: Array<[string, () => object]> = [
   ['a text span', () => new JsonTextSpan(new Uint8Array(4), 1, 3)],
   ['a text delta read from bytes', () => new SpanTextDelta(0, new JsonTextSpan(new Uint8Array(4), 1, 3))],
   ['a text delta frame', () => new TextDeltaFrame(0, new JsonTextSpan(new Uint8Array(4), 1, 3))],
+  ['a Gemini text frame', () => new GeminiTextFrame(new JsonTextSpan(new Uint8Array(4), 1, 3), writeTextFrameAfter('}').after, writeTextFrameAfter('}').afterBytes)],
   ['the Anthropic stream stage', () => stageOf(readAnthropicStream({ provider: 'p' }))!],
   ['the Gemini stream stage', () => stageOf(readGeminiStream({ provider: 'p', model: 'm' }))!],
   ['the Bedrock invoke stream', () => readBedrockInvokeStream('p')],

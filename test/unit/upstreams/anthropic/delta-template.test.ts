@@ -3,9 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import type { StreamEvent } from '../../../../core/ir.ts';
 import { readAnthropicStream } from '../../../../core/upstreams/anthropic/read-stream.ts';
-import { loadFixture, readInPieces } from '../../../helpers/streams.ts';
+import { loadFixture, plainEvents, readInPieces } from '../../../helpers/streams.ts';
 
-const read = (text: string) => readInPieces(text, 64, readAnthropicStream({ provider: 'claude' }));
+const read = async (text: string) => plainEvents(await readInPieces(text, 64, readAnthropicStream({ provider: 'claude' })));
 
 /** The same SSE text with every data line ending in a different run of spaces: the same JSON, never the same text twice. */
 function withoutRepeats(text: string): string {

@@ -1,14 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createAnthropicStreamWriter } from '../../../../core/families/anthropic/write-stream.ts';
 import { createSseReader } from '../../../../core/http/sse-read.ts';
-import { encodeSseBatch } from '../../../../core/http/sse-write.ts';
 import { pipeStages, type Stage, stageOf } from '../../../../core/http/stage.ts';
 import type { ChatRequest, StreamEvent } from '../../../../core/ir.ts';
 import { createOpenAIChunkReader, readOpenAIStream } from '../../../../core/upstreams/openai/read-stream.ts';
 import { concatBytes } from '../../../helpers/bedrock-frames.ts';
-import { plainEvents } from '../../../helpers/streams.ts';
+import { expectSameWire, readTextDeltas } from '../../../helpers/stream-wire.ts';
 
 const req: ChatRequest = { model: 'm', system: [], messages: [], stream: true, source: { family: 'anthropic', extra: {} } };
 const encoder = new TextEncoder();
@@ -16,40 +14,6 @@ const encoder = new TextEncoder();
 /** The reader as it was before events were read from their bytes: every event decoded and parsed. */
 const parsedReader = (): Stage<Uint8Array, StreamEvent> => pipeStages(createSseReader(), createOpenAIChunkReader(req, 'oss'));
 const byteReader = (): Stage<Uint8Array, StreamEvent> => stageOf(readOpenAIStream(req, 'oss'))!;
-
-interface Read {
-  events: StreamEvent[];
-  /** What a Claude-style client receives, one chunk per upstream read (as the route encodes it). */
-  wire: string[];
-}
-
-function readThrough(reader: Stage<Uint8Array, StreamEvent>, pieces: Uint8Array[]): Read {
-  const writer = createAnthropicStreamWriter({ model: 'claude-x', id: 'msg_1' });
-  const events: StreamEvent[] = [];
-  const wire: string[] = [];
-  const batch = (feed: (emit: (event: StreamEvent) => void) => void) => {
-    const frames: Parameters<typeof encodeSseBatch>[0] = [];
-    feed((event) => {
-      events.push(event);
-      writer.push(event, (frame) => frames.push(frame));
-    });
-    const bytes = encodeSseBatch(frames);
-    if (bytes) wire.push(new TextDecoder().decode(bytes));
-  };
-  for (const piece of pieces) if (!reader.stopped) batch((emit) => reader.push(piece, emit));
-  batch((emit) => reader.end(emit));
-  const tail: Parameters<typeof encodeSseBatch>[0] = [];
-  writer.end((frame) => tail.push(frame));
-  const bytes = encodeSseBatch(tail);
-  if (bytes) wire.push(new TextDecoder().decode(bytes));
-  return { events: plainEvents(events), wire };
-}
-
-function cut(bytes: Uint8Array, size: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length; i += size) out.push(bytes.slice(i, i + size));
-  return out;
-}
 
 const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
@@ -81,36 +45,19 @@ function concat(...parts: Array<string | number[]>): Uint8Array {
 }
 
 describe('the OpenAI stream read from its bytes', () => {
-  it.each(Object.entries(streams))('%s: the same events and the same client bytes as parsing every event, however it is cut', (_name, stream) => {
-    const bytes = typeof stream === 'string' ? encoder.encode(stream) : stream;
-    for (const size of [1, 2, 3, 7, 64, 200, bytes.length]) {
-      expect(readThrough(byteReader(), cut(bytes, size)), `pieces of ${size}`).toEqual(readThrough(parsedReader(), cut(bytes, size)));
-    }
-    for (let at = 1; at < bytes.length; at += 13) {
-      const pieces = [bytes.slice(0, at), bytes.slice(at)];
-      expect(readThrough(byteReader(), pieces), `cut at ${at}`).toEqual(readThrough(parsedReader(), pieces));
-    }
+  it.each(Object.entries(streams))('%s: the same events, and the same bytes to every family, as parsing every event, however it is cut', (_name, stream) => {
+    expectSameWire(typeof stream === 'string' ? encoder.encode(stream) : stream, byteReader, parsedReader, expect);
   });
 
   it('reads most text chunks from their bytes, and sends their text on undecoded', () => {
-    const bytes = encoder.encode(streams['the bench stream'] as string);
-    const events: StreamEvent[] = [];
-    const reader = byteReader();
-    for (const piece of cut(bytes, 1500)) reader.push(piece, (e) => events.push(e));
-    reader.end((e) => events.push(e));
-    const deltas = events.filter((e) => e.type === 'text-delta');
+    const deltas = readTextDeltas(byteReader(), encoder.encode(streams['the bench stream'] as string), 1500);
     // All but the first text chunk (whose template is learned from it).
-    expect(deltas.filter((e) => e.span).length).toBe(deltas.length - 1);
+    expect(deltas.slice(1)).toEqual(deltas.slice(1).map(() => 'span'));
     expect(deltas.length).toBeGreaterThan(20);
   });
 
   it('leaves text with escapes JSON.stringify would not write, and text that may open <think>, to the parser', () => {
-    const read = (stream: string) => {
-      const events: StreamEvent[] = [];
-      const reader = byteReader();
-      reader.push(encoder.encode(stream), (e) => events.push(e));
-      return events.filter((e) => e.type === 'text-delta').map((e) => (e.span ? 'span' : 'text'));
-    };
+    const read = (stream: string) => readTextDeltas(byteReader(), encoder.encode(stream), stream.length);
     expect(read(streams['escapes JSON.stringify would not write'] as string)).toEqual(['text', 'span', 'text', 'span']);
     // "Answer" follows </think>, whose blank line is trimmed from the text after it.
     expect(read(streams['a leading <think> in the text'] as string)).toEqual(['text', 'span']);
