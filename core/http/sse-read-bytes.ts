@@ -27,10 +27,10 @@ export interface SseMessageReader<O> extends Stage<SseMessage, O> {
 /**
  * SSE bytes → `reader`'s output, one whole event at a time: an event the reader takes is read
  * from its bytes; an event that is one `data:` line, or an `event:` line and a `data:` line, is
- * decoded and pushed as its message, as the SSE parser would give it, without the parser; any
- * other goes through the parser
- * (`createSseReader`), which then always starts at an event. Only LF line ends are cut here: from
- * the first CR on, the rest of the stream goes through the parser as it comes.
+ * decoded and pushed as the message the SSE parser would make of it, without the parser; any other
+ * goes through the parser (`createSseReader`), which then always starts at an event. Only LF line
+ * ends are cut here: from the first CR on, the rest of the stream goes through the parser as it
+ * comes.
  */
 export function createSseByteReader<O>(reader: SseMessageReader<O>): Stage<Uint8Array, O> {
   return new SseByteReader(reader);
@@ -44,7 +44,7 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
   #held: Uint8Array[] = [];
   #heldSize = 0;
   #cutting = true;
-  /** Where the first line of the event `#findEnd` last found ends, when it has two lines; -1 for one line, -2 for more. */
+  /** The end of the first line of the event `#findEnd` last found, if it has two; -1: one line, -2: more. */
   #split = -1;
 
   constructor(reader: SseMessageReader<O>) {
