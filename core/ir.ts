@@ -225,7 +225,8 @@ export type StreamEvent =
   | { type: 'start'; id: string; model: string; usage?: Partial<Usage> }
   | { type: 'block-start'; index: number; block: BlockStart }
   | { type: 'text-delta'; index: number; text: string; span?: JsonTextSpan }
-  | { type: 'reasoning-delta'; index: number; text: string }
+  /** `span`: the text as it came in, for a writer to copy (see SpanTextDelta); `text` is decoded all the same. */
+  | { type: 'reasoning-delta'; index: number; text: string; span?: JsonTextSpan }
   | { type: 'signature'; index: number; signature: Signature }
   | { type: 'tool-input-delta'; index: number; json: string }
   | { type: 'block-end'; index: number }

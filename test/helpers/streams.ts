@@ -46,11 +46,12 @@ export function readInPieces<T>(text: string, size: number, reader: ReadableWrit
 }
 
 /**
- * Stream events as plain objects: a text delta read from the upstream's bytes (SpanTextDelta)
- * as the `{ type, index, text }` it stands for, so tests compare what readers mean.
+ * Stream events as plain objects: a delta read from the upstream's bytes (a SpanTextDelta, or a
+ * reasoning delta with its span) as the `{ type, index, text }` it stands for, so tests compare
+ * what readers mean.
  */
 export function plainEvents(events: StreamEvent[]): StreamEvent[] {
-  return events.map((event) => (event.type === 'text-delta' && event.span ? { type: 'text-delta', index: event.index, text: event.text } : event));
+  return events.map((event) => ((event.type === 'text-delta' || event.type === 'reasoning-delta') && event.span ? { type: event.type, index: event.index, text: event.text } : event));
 }
 
 /** What a client can tell of a gateway error: compared in tests instead of the error object. */

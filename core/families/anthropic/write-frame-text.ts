@@ -44,15 +44,15 @@ export function writeThinkingDeltaText(index: number, thinking: string): string 
 }
 
 const encoder = new TextEncoder();
-/** The bytes of a text delta frame before its text, by block index (most answers use the first few). */
-const textDeltaHeads: Uint8Array[] = [];
-const TEXT_DELTA_TAIL = encoder.encode('"}}\n\n');
+/** The bytes of a delta frame before its text, by delta kind and block index (most answers use the first few). */
+const deltaHeads = { text: [] as Uint8Array[], thinking: [] as Uint8Array[] };
+const DELTA_TAIL = encoder.encode('"}}\n\n');
 
 /**
- * The `content_block_delta` frame of text still in the upstream's bytes: the frame `{ event:
- * 'content_block_delta', data: writeTextDeltaText(index, text) }` gives, byte for byte (the span
- * is written as JSON.stringify writes its text), with the text copied instead of decoded and
- * encoded again.
+ * The `content_block_delta` frame of text or thinking still in the upstream's bytes: the frame
+ * `{ event: 'content_block_delta', data: writeTextDeltaText(index, text) }` (or
+ * `writeThinkingDeltaText`) gives, byte for byte (the span is written as JSON.stringify writes its
+ * text), with the text copied instead of decoded and encoded again.
  */
 export class TextDeltaFrame implements SseFrame {
   readonly event = 'content_block_delta';
@@ -61,29 +61,31 @@ export class TextDeltaFrame implements SseFrame {
   constructor(
     readonly index: number,
     readonly span: JsonTextSpan,
+    readonly kind: 'text' | 'thinking' = 'text',
   ) {
-    this.#head = textDeltaHeads[index] ?? encodeTextDeltaHead(index);
+    this.#head = deltaHeads[kind][index] ?? encodeDeltaHead(kind, index);
   }
 
   get data(): string {
-    return writeTextDeltaText(this.index, this.span.text());
+    const text = this.span.text();
+    return this.kind === 'text' ? writeTextDeltaText(this.index, text) : writeThinkingDeltaText(this.index, text);
   }
 
   get byteLength(): number {
-    return this.#head.length + this.span.byteLength + TEXT_DELTA_TAIL.length;
+    return this.#head.length + this.span.byteLength + DELTA_TAIL.length;
   }
 
   writeInto(out: Uint8Array, at: number): number {
     out.set(this.#head, at);
     const end = this.span.writeInto(out, at + this.#head.length);
-    for (let i = 0; i < TEXT_DELTA_TAIL.length; i++) out[end + i] = TEXT_DELTA_TAIL[i]!;
-    return end + TEXT_DELTA_TAIL.length;
+    for (let i = 0; i < DELTA_TAIL.length; i++) out[end + i] = DELTA_TAIL[i]!;
+    return end + DELTA_TAIL.length;
   }
 }
 
-function encodeTextDeltaHead(index: number): Uint8Array {
-  const head = encoder.encode(`event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":"`);
-  if (index < 64) textDeltaHeads[index] = head;
+function encodeDeltaHead(kind: 'text' | 'thinking', index: number): Uint8Array {
+  const head = encoder.encode(`event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"${kind}_delta","${kind}":"`);
+  if (index < 64) deltaHeads[kind][index] = head;
   return head;
 }
 

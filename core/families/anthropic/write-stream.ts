@@ -156,7 +156,9 @@ export function createAnthropicStreamWriter(opts: WriteAnthropicStreamOptions): 
         }
         case 'reasoning-delta': {
           const block = event.text === '' ? undefined : blockFor('thinking', event.index);
-          if (block) emitText('content_block_delta', writeThinkingDeltaText(block.index!, event.text));
+          if (!block) return;
+          if (event.span) sink(new TextDeltaFrame(block.index!, event.span, 'thinking'));
+          else emitText('content_block_delta', writeThinkingDeltaText(block.index!, event.text));
           return;
         }
         case 'signature': {

@@ -90,7 +90,7 @@ export function createOpenAIChunkReader(req: ReadRequest, name: string): SseMess
   // few templates that never match, then no more.
   let template: JsonTemplate<OpenAIChatCompletion> | undefined;
   let unusedTemplates = 0;
-  /** The template's varying string is `content`, the only one read from bytes. */
+  /** The template's varying string is `content` (else reasoning). */
   let contentTemplate = false;
 
   const read = (message: SseMessage) => {
@@ -146,10 +146,9 @@ export function createOpenAIChunkReader(req: ReadRequest, name: string): SseMess
   };
 
   /**
-   * An event that is only `data:` and a chunk of the template whose content text JSON.stringify
-   * writes back byte for byte (see JsonTemplate.matchBytes) is read as such a chunk is, but its
-   * text stays in the upstream's bytes (a JsonTextSpan) for a writer to copy. Text that may hold a
-   * <think> tag still goes through `think`, as text.
+   * An event that is only `data:` and a chunk of the template whose text (content or reasoning)
+   * JSON.stringify writes back byte for byte (see JsonTemplate.matchBytes) is read as such a chunk
+   * is, but its text stays in the upstream's bytes (a JsonTextSpan) for a writer to copy.
    */
   const takeEvent = (bytes: Uint8Array, from: number, limit: number, emit: (event: StreamEvent) => void): number => {
     const at = findDataValue(bytes, from, limit);
@@ -162,7 +161,9 @@ export function createOpenAIChunkReader(req: ReadRequest, name: string): SseMess
     unusedTemplates = 0;
     sink = emit;
     // An empty text is no delta, as in `readDelta`.
-    if (quote > start) blocks.appendText(new JsonTextSpan(bytes, start, quote));
+    if (quote === start) return end + 2;
+    if (!contentTemplate) reasoningField = true;
+    blocks.appendSpan(contentTemplate ? 'text' : 'reasoning', new JsonTextSpan(bytes, start, quote));
     return end + 2;
   };
 
@@ -170,7 +171,8 @@ export function createOpenAIChunkReader(req: ReadRequest, name: string): SseMess
   const stage = {
     stopped: false,
     takes(): boolean {
-      return !done && template !== undefined && contentTemplate && (reasoningField || think.passing());
+      // Content that may still open or close a <think> block goes through `think`, as text.
+      return !done && template !== undefined && (!contentTemplate || reasoningField || think.passing());
     },
     takeEvent,
     push(message: SseMessage, out: (event: StreamEvent) => void) {

@@ -17,8 +17,8 @@ export interface StreamBlocks {
   openToolKey(): string | undefined;
   /** Appends to the open block of that kind, closing any other block and starting one first. */
   append(kind: 'text' | 'reasoning', text: string): void;
-  /** `append('text', …)` of text still in the upstream's bytes. */
-  appendText(span: JsonTextSpan): void;
+  /** `append(kind, …)` of text still in the upstream's bytes. */
+  appendSpan(kind: 'text' | 'reasoning', span: JsonTextSpan): void;
   startTool(toolKey: string, id: string, name: string): void;
   /** Argument JSON for the open tool-call block. */
   toolInput(json: string): void;
@@ -61,8 +61,16 @@ export function createStreamBlocks(emit: (event: StreamEvent) => void): StreamBl
         emit({ type: 'text-delta', index: block.index, text });
       }
     },
-    appendText(span) {
-      emit(new SpanTextDelta(openFor('text').index, span));
+    appendSpan(kind, span) {
+      const block = openFor(kind);
+      if (kind === 'text') {
+        emit(new SpanTextDelta(block.index, span));
+        return;
+      }
+      // Reasoning is decoded all the same: the signature minted at the block's end signs its text.
+      const text = span.text();
+      block.reasoning += text;
+      emit({ type: 'reasoning-delta', index: block.index, text, span });
     },
     startTool(toolKey, id, name) {
       close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TextDeltaFrame, writeTextDeltaText } from '../../../core/families/anthropic/write-frame-text.ts';
+import { TextDeltaFrame, writeTextDeltaText, writeThinkingDeltaText } from '../../../core/families/anthropic/write-frame-text.ts';
 import { JsonTextSpan } from '../../../core/http/json-text-span.ts';
 import type { SseMessage } from '../../../core/http/sse-read.ts';
 import { encodeSse, encodeSseBatch } from '../../../core/http/sse-write.ts';
@@ -7,9 +7,9 @@ import { encodeSse, encodeSseBatch } from '../../../core/http/sse-write.ts';
 const decode = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
 
 /** A frame for `text` as the OpenAI reader makes one: its JSON body left in the bytes it came in. */
-function frameOf(index: number, text: string): TextDeltaFrame {
+function frameOf(index: number, text: string, kind: 'text' | 'thinking' = 'text'): TextDeltaFrame {
   const bytes = new TextEncoder().encode(`{"content":${JSON.stringify(text)}}`);
-  return new TextDeltaFrame(index, new JsonTextSpan(bytes, 12, bytes.length - 2));
+  return new TextDeltaFrame(index, new JsonTextSpan(bytes, 12, bytes.length - 2), kind);
 }
 
 describe('SSE frames that write their own bytes', () => {
@@ -20,6 +20,10 @@ describe('SSE frames that write their own bytes', () => {
       expect(frame.data).toBe(message.data);
       expect(decode(encodeSse(frame))).toBe(decode(encodeSse(message)));
       expect(frame.byteLength).toBe(encodeSse(message).length);
+      const thinking = frameOf(index, text, 'thinking');
+      const thought: SseMessage = { event: 'content_block_delta', data: writeThinkingDeltaText(index, text) };
+      expect(thinking.data).toBe(thought.data);
+      expect(decode(encodeSse(thinking))).toBe(decode(encodeSse(thought)));
     }
   });
 

@@ -30,6 +30,8 @@ const streams: Record<string, string | Uint8Array> = {
   'comments, ids and named events between chunks': chunk({ content: 'a' }) + ': keep-alive\n\n' + chunk({ content: 'b' }) + 'id: 4\n' + chunk({ content: 'c' }) + 'event: message\n' + chunk({ content: 'd' }) + chunk({ content: 'e' }) + finish() + 'data: [DONE]\n\n',
   'data: without its space, and one event in two data lines': chunk({ content: 'a' }) + chunk({ content: 'b' }).replace('data: ', 'data:') + 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m",\ndata: "choices":[{"index":0,"delta":{"content":"c"},"finish_reason":null}]}\n\n' + chunk({ content: 'd' }) + finish() + 'data: [DONE]\n\n',
   'CRLF from the middle on': chunk({ content: 'a' }) + chunk({ content: 'b' }) + (chunk({ content: 'c' }) + chunk({ content: 'd' }) + finish() + 'data: [DONE]\n\n').replaceAll('\n', '\r\n'),
+  'reasoning of every kind, then text': chunk({ role: 'assistant', content: '' }) + texts.map((t) => chunk({ reasoning_content: t, content: null })).join('') + texts.map((t) => chunk({ content: t })).join('') + finish() + usage + 'data: [DONE]\n\n',
+  'reasoning under `reasoning`, text, reasoning again': texts.map((t) => chunk({ reasoning: t })).join('') + chunk({ content: 'a' }) + chunk({ content: 'b' }) + chunk({ content: 'c' }) + chunk({ reasoning: 'x' }) + chunk({ reasoning: 'y' }) + chunk({ reasoning: 'z' }) + finish() + 'data: [DONE]\n\n',
   'reasoning, then text, then <think> never': chunk({ reasoning_content: 'Let me' }) + chunk({ reasoning_content: ' think' }) + chunk({ content: 'Hi' }) + chunk({ content: ' there' }) + finish() + 'data: [DONE]\n\n',
   'a leading <think> in the text': chunk({ content: '<th' }) + chunk({ content: 'ink>plan' }) + chunk({ content: '</think>\n\n' }) + chunk({ content: 'Answer' }) + chunk({ content: ' more' }) + finish() + 'data: [DONE]\n\n',
   'chunks that never repeat (obfuscation)': texts.map((t, i) => chunk({ content: t }, { obfuscation: 'x'.repeat(i) })).join('') + finish() + 'data: [DONE]\n\n',
@@ -54,6 +56,16 @@ describe('the OpenAI stream read from its bytes', () => {
     // All but the first text chunk (whose template is learned from it).
     expect(deltas.slice(1)).toEqual(deltas.slice(1).map(() => 'span'));
     expect(deltas.length).toBeGreaterThan(20);
+  });
+
+  it('reads reasoning chunks from their bytes too', () => {
+    const stream = streams['reasoning of every kind, then text'] as string;
+    const events: StreamEvent[] = [];
+    const reader = byteReader();
+    reader.push(encoder.encode(stream), (e) => events.push(e));
+    const reasoning = events.filter((e) => e.type === 'reasoning-delta');
+    expect(reasoning.map((e) => e.text)).toEqual(texts);
+    expect(reasoning.filter((e) => e.span).length).toBe(texts.length - 1);
   });
 
   it('leaves text with escapes JSON.stringify would not write, and text that may open <think>, to the parser', () => {
