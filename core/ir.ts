@@ -236,9 +236,9 @@ export type StreamEvent =
   | { type: 'error'; error: GatewayError };
 
 /**
- * A text delta whose text is still the JSON string body it arrived as (an OpenAI-compatible
- * chunk's bytes): a writer that finds `span` copies it into its own JSON; any other reader gets
- * `text`, decoded when asked for.
+ * A text delta whose text is still the JSON string body it arrived as (in an upstream event's
+ * bytes, see JsonTextSpan): a writer that finds `span` copies it into its own JSON; any other
+ * reader gets `text`, decoded when asked for. It keeps the upstream read it points into alive.
  */
 export class SpanTextDelta {
   readonly type = 'text-delta';
