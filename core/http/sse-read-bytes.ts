@@ -1,4 +1,6 @@
 import { joinBytes } from './join-bytes.ts';
+import type { JsonTemplate } from './json-template.ts';
+import { JsonTextSpan } from './json-text-span.ts';
 import { createSseReader, type SseMessage } from './sse-read.ts';
 import { pipeStages, type Stage } from './stage.ts';
 
@@ -153,13 +155,14 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
     return -1;
   }
 
-  /** Where in `chunk` the held event ends (as `#findEnd` answers), scanning only the new bytes. */
+  /**
+   * Where in `chunk` the held event ends (as `#findEnd` answers), scanning only the new bytes; the
+   * joined event is read again whole, where its lines are counted anew.
+   */
   #endOfHeld(chunk: Uint8Array): number {
     const last = this.#held[this.#held.length - 1]!;
     if (last[last.length - 1] === LF && chunk[0] === LF) return 1;
-    const end = this.#findEnd(chunk, 0, chunk.length);
-    // A held event is read again whole (joined), where its lines are counted anew.
-    return end;
+    return this.#findEnd(chunk, 0, chunk.length);
   }
 
   #hold(bytes: Uint8Array): void {
@@ -178,7 +181,7 @@ function readMessage(bytes: Uint8Array, from: number, split: number, to: number)
     const at = findDataValue(bytes, from, to);
     return at < 0 ? undefined : { data: readText(bytes, at, to) };
   }
-  const name = findFieldValue(bytes, from, split, EVENT);
+  const name = findEventValue(bytes, from, split);
   const at = name < 0 ? -1 : findDataValue(bytes, split + 1, to);
   if (at < 0) return undefined;
   const data = readText(bytes, at, to);
@@ -190,15 +193,35 @@ function readText(bytes: Uint8Array, from: number, to: number): string {
 }
 
 /**
+ * The varying string's body when the bytes from `from` are a `data:` line holding `template`'s
+ * text (see JsonTemplate.matchBytes) and then the event's blank line; else undefined. The event
+ * ends `template.tailLength + 2` bytes past the span's end. The span may be empty.
+ */
+export function readTemplateData(template: JsonTemplate<unknown>, bytes: Uint8Array, from: number, limit: number): JsonTextSpan | undefined {
+  const at = findDataValue(bytes, from, limit);
+  if (at < 0) return undefined;
+  const quote = template.matchBytes(bytes, at, limit);
+  if (quote < 0) return undefined;
+  const end = quote + template.tailLength;
+  if (end + 1 >= limit || bytes[end] !== LF || bytes[end + 1] !== LF) return undefined;
+  return new JsonTextSpan(bytes, at + template.headLength, quote);
+}
+
+/** Where the value of the `event:` line starting at `from` starts, or -1 when none starts there. */
+export function findEventValue(bytes: Uint8Array, from: number, limit: number): number {
+  return findFieldValue(bytes, from, limit, EVENT);
+}
+
+/**
  * Where the value of the `data:` line starting at `from` starts (past the one space a parser
  * drops), or -1 when no `data:` field starts there.
  */
-export function findDataValue(bytes: Uint8Array, from: number, limit: number): number {
+function findDataValue(bytes: Uint8Array, from: number, limit: number): number {
   return findFieldValue(bytes, from, limit, DATA);
 }
 
 /** Where the value of the field `name` (with its colon) starting at `from` starts, or -1. */
-export function findFieldValue(bytes: Uint8Array, from: number, limit: number, name: readonly number[]): number {
+function findFieldValue(bytes: Uint8Array, from: number, limit: number, name: readonly number[]): number {
   if (limit - from < name.length) return -1;
   for (let i = 0; i < name.length; i++) if (bytes[from + i] !== name[i]) return -1;
   const at = from + name.length;

@@ -1,9 +1,8 @@
 /** @see https://docs.anthropic.com/en/docs/build-with-claude/streaming */
 import { GatewayError } from '../../errors.ts';
 import { JsonTemplate } from '../../http/json-template.ts';
-import { JsonTextSpan } from '../../http/json-text-span.ts';
 import type { SseMessage } from '../../http/sse-read.ts';
-import { createSseByteReader, findDataValue, findFieldValue, type SseMessageReader } from '../../http/sse-read-bytes.ts';
+import { createSseByteReader, findEventValue, readTemplateData, type SseMessageReader } from '../../http/sse-read-bytes.ts';
 import { stageStream } from '../../http/stage.ts';
 import type { StreamEvent } from '../../ir.ts';
 import { createAnthropicEventReader, type AnthropicEventReaderOptions } from './read-events.ts';
@@ -13,9 +12,7 @@ export function readAnthropicStream(opts: AnthropicEventReaderOptions): Transfor
   return stageStream(createSseByteReader(createAnthropicMessageReader(opts)));
 }
 
-const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74, 0x3a]; // "event:"
 const DELTA_EVENT = new TextEncoder().encode('content_block_delta\n');
-const LF = 0x0a;
 
 /** Which string of a delta varies from one content_block_delta to the next, by delta type. */
 const DELTA_TEXT = new Map([
@@ -47,22 +44,18 @@ export function createAnthropicMessageReader(opts: AnthropicEventReaderOptions):
      */
     takeEvent(bytes, from, limit, emit) {
       let at = from;
-      const name = findFieldValue(bytes, at, limit, EVENT);
+      const name = findEventValue(bytes, at, limit);
       if (name >= 0) {
         for (let i = 0; i < DELTA_EVENT.length; i++) if (bytes[name + i] !== DELTA_EVENT[i]) return -1;
         at = name + DELTA_EVENT.length;
       }
-      at = findDataValue(bytes, at, limit);
-      if (at < 0 || !template) return -1;
-      const quote = template.matchBytes(bytes, at, limit);
-      if (quote < 0) return -1;
-      const end = quote + template.tailLength;
-      if (end + 1 >= limit || bytes[end] !== LF || bytes[end + 1] !== LF) return -1;
+      if (!template) return -1;
+      const span = readTemplateData(template, bytes, at, limit);
+      if (!span) return -1;
       unusedTemplates = 0;
-      const start = at + template.headLength;
       // An empty text is no delta, as in the event reader.
-      if (quote > start) reader.readText(textIndex, new JsonTextSpan(bytes, start, quote), emit);
-      return end + 2;
+      if (span.byteLength > 0) reader.readText(textIndex, span, emit);
+      return span.end + template.tailLength + 2;
     },
     push(message, emit) {
       if (message.event === 'ping') return;

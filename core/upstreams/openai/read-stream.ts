@@ -3,9 +3,8 @@ import { GatewayError, isGatewayError } from '../../errors.ts';
 import { emptyUsage, type FinishReason, type StreamEvent, type Usage } from '../../ir.ts';
 import type { ReadRequest } from '../types.ts';
 import type { JsonTemplate } from '../../http/json-template.ts';
-import { JsonTextSpan } from '../../http/json-text-span.ts';
 import type { SseMessage } from '../../http/sse-read.ts';
-import { createSseByteReader, findDataValue, type SseMessageReader } from '../../http/sse-read-bytes.ts';
+import { createSseByteReader, readTemplateData, type SseMessageReader } from '../../http/sse-read-bytes.ts';
 import { stageStream } from '../../http/stage.ts';
 import { learnChunkTemplate } from './chunk-template.ts';
 import { mapOpenAIFinishReason } from './map-finish-reason.ts';
@@ -23,8 +22,6 @@ import type { OpenAIChatCompletion, OpenAIMessageFields } from './types.ts';
 export function readOpenAIStream(req: ReadRequest, name: string): TransformStream<Uint8Array, StreamEvent> {
   return stageStream(createSseByteReader(createOpenAIChunkReader(req, name)));
 }
-
-const LF = 0x0a;
 
 /**
  * chat.completion.chunk messages → StreamEvents, as a synchronous stage that stops (see Stage)
@@ -151,20 +148,17 @@ export function createOpenAIChunkReader(req: ReadRequest, name: string): SseMess
    * is, but its text stays in the upstream's bytes (a JsonTextSpan) for a writer to copy.
    */
   const takeEvent = (bytes: Uint8Array, from: number, limit: number, emit: (event: StreamEvent) => void): number => {
-    const at = findDataValue(bytes, from, limit);
-    if (!template || at < 0) return -1;
-    const quote = template.matchBytes(bytes, at, limit);
-    if (quote < 0) return -1;
-    const end = quote + template.tailLength;
-    if (end + 1 >= limit || bytes[end] !== LF || bytes[end + 1] !== LF) return -1;
-    const start = at + template.headLength;
+    if (!template) return -1;
+    const span = readTemplateData(template, bytes, from, limit);
+    if (!span) return -1;
     unusedTemplates = 0;
     sink = emit;
     // An empty text is no delta, as in `readDelta`.
-    if (quote === start) return end + 2;
-    if (!contentTemplate) reasoningField = true;
-    blocks.appendSpan(contentTemplate ? 'text' : 'reasoning', new JsonTextSpan(bytes, start, quote));
-    return end + 2;
+    if (span.byteLength > 0) {
+      if (!contentTemplate) reasoningField = true;
+      blocks.appendSpan(contentTemplate ? 'text' : 'reasoning', span);
+    }
+    return span.end + template.tailLength + 2;
   };
 
   // `stopped` is a data property, never a getter: see Stage.
