@@ -29,6 +29,15 @@ export function issuesToMessage(issues: readonly v.BaseIssue<unknown>[], max = 3
 }
 
 /**
+ * A JSON object, kept as sent. valibot's `record` would take an array for one (`[1]` became
+ * `{"0":1}`) and drop keys named `__proto__`, `prototype` or `constructor`, which a tool's
+ * arguments or a JSON schema may well have.
+ */
+export function jsonObject(message: string) {
+  return v.custom<Record<string, unknown>>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), message);
+}
+
+/**
  * Validates a parsed body; a failure is a 400 naming the first offending fields. A body the
  * schema's compiled check passes is its own output (no copy of every object in it); anything
  * else, and every failure with its messages, is valibot's.

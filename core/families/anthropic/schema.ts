@@ -1,7 +1,7 @@
 /** @see https://platform.claude.com/docs/en/api/messages */
 import * as v from 'valibot';
 import { indexedVariant } from '../../indexed-variant.ts';
-import { parseWith } from '../../validate.ts';
+import { jsonObject, parseWith } from '../../validate.ts';
 
 /*
  * Request schemas for the Claude-style front door. Objects are loose: fields this file does not
@@ -14,7 +14,7 @@ const Bool = v.boolean('must be true or false');
 const Num = v.number('must be a number');
 const Int = v.pipe(v.number('must be a number'), v.integer('must be an integer'));
 const NonNegInt = v.pipe(Int, v.minValue(0, 'must be 0 or more'));
-const JsonObject = v.record(v.string(), v.unknown(), 'must be a JSON object');
+const JsonObject = jsonObject('must be a JSON object');
 
 /** A loose object whose missing fields read "is required" rather than valibot's key-issue text. */
 function obj<const TEntries extends v.ObjectEntries>(entries: TEntries) {

@@ -1,6 +1,6 @@
 /** @see https://ai.google.dev/api/generate-content#request-body */
 import * as v from 'valibot';
-import { parseWith } from '../../validate.ts';
+import { jsonObject, parseWith } from '../../validate.ts';
 
 /**
  * Request schemas of the Gemini-style front door. Objects are loose: newer SDKs add top-level
@@ -11,7 +11,7 @@ import { parseWith } from '../../validate.ts';
 
 const Str = v.string();
 const Int = v.pipe(v.number(), v.integer());
-const Obj = v.record(v.string(), v.unknown());
+const Obj = jsonObject('must be a JSON object');
 const upper = <const T extends readonly string[]>(values: T, message: string) =>
   v.pipe(v.string(), v.toUpperCase(), v.picklist(values, message));
 

@@ -17,6 +17,16 @@ function failure(schema: v.GenericSchema, input: unknown): { message: string; pa
 const base = { model: 'acme.claude', max_tokens: 64 };
 
 describe('MessagesRequest', () => {
+  it('keeps every key of a tool call\'s input and refuses an array for it', () => {
+    // JSON.parse makes `__proto__` an own key, as a client's body does.
+    const input = JSON.parse('{"constructor":"Foo","prototype":1,"__proto__":{"a":1},"ok":2}');
+    const body = { ...base, messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'rename', input }] }] };
+    const out = parseWith(MessagesRequest, JSON.parse(JSON.stringify(body)));
+    expect(JSON.stringify((out.messages[0]!.content as { input: unknown }[])[0]!.input)).toBe('{"constructor":"Foo","prototype":1,"__proto__":{"a":1},"ok":2}');
+    const array = { ...base, messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'rename', input: [1] }] }] };
+    expect(failure(MessagesRequest, array)).toEqual({ message: 'messages.0.content.0.input: must be a JSON object', param: 'messages.0.content.0.input' });
+  });
+
   it('accepts a full request and keeps fields it does not name', () => {
     const input = {
       ...base,

@@ -23,6 +23,18 @@ function refusal(body: unknown): { status: number; param?: string; message: stri
 const hi = [{ role: 'user', parts: [{ text: 'Hi' }] }];
 
 describe('readGeminiRequest', () => {
+  it('keeps every key of a function call\'s args and refuses an array for them', () => {
+    const args = '{"constructor":"Foo","prototype":1,"__proto__":{"a":1},"ok":2}';
+    const body = JSON.parse(`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"rename","args":${args}}}]}]}`);
+    const part = read(body).messages[0]!.parts[0] as { input: unknown };
+    expect(JSON.stringify(part.input)).toBe(args);
+    expect(refusal({ contents: [{ role: 'model', parts: [{ functionCall: { name: 'rename', args: [1] } }] }] })).toMatchObject({
+      status: 400,
+      param: 'contents.0.parts.0.functionCall.args',
+      message: 'contents.0.parts.0.functionCall.args: must be a JSON object',
+    });
+  });
+
   it('reads a request with every part kind, tools, tool config and generation config', () => {
     const warnings: string[] = [];
     const ir = read(loadJsonFixture('gemini/family-request-all-parts.json'), warnings);
