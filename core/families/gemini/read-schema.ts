@@ -36,7 +36,7 @@ export function readGeminiSchema(schema: JsonObject): JsonObject {
         out.examples = [value];
         break;
       default:
-        out[key] = INT64_FIELDS.has(key) && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+        setOwn(out, key, INT64_FIELDS.has(key) && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
     }
   }
   if (schema.nullable === true) addNull(out);
@@ -58,8 +58,18 @@ function addNull(out: JsonObject): void {
 
 function mapValues(obj: JsonObject, fn: (value: unknown) => unknown): JsonObject {
   const out: JsonObject = {};
-  for (const [k, value] of Object.entries(obj)) out[k] = fn(value);
+  for (const [k, value] of Object.entries(obj)) setOwn(out, k, fn(value));
   return out;
+}
+
+/**
+ * `out[key] = value` as an own key even for `__proto__` (a property a client named so): on Node
+ * and Bun that assignment would set the object's prototype instead and lose the key, while Deno,
+ * which has no `__proto__` accessor, would keep it.
+ */
+function setOwn(out: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 function isObject(value: unknown): value is JsonObject {

@@ -23,6 +23,14 @@ function refusal(body: unknown): { status: number; param?: string; message: stri
 const hi = [{ role: 'user', parts: [{ text: 'Hi' }] }];
 
 describe('readGeminiRequest', () => {
+  it('keeps a schema property named __proto__ as a property, as Deno does', () => {
+    // On Node and Bun, `out["__proto__"] = value` would set the prototype and lose the property.
+    const body = JSON.parse('{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":{"type":"OBJECT","properties":{"__proto__":{"type":"STRING"},"ok":{"type":"INTEGER"}},"__proto__":{"type":"STRING"}}}]}]}');
+    const tool = read(body).tools![0] as { inputSchema: Record<string, unknown> };
+    expect(Object.getPrototypeOf(tool.inputSchema)).toBe(Object.prototype);
+    expect(JSON.stringify(tool.inputSchema)).toBe('{"type":"object","properties":{"__proto__":{"type":"string"},"ok":{"type":"integer"}},"__proto__":{"type":"STRING"}}');
+  });
+
   it('keeps every key of a function call\'s args and refuses an array for them', () => {
     const args = '{"constructor":"Foo","prototype":1,"__proto__":{"a":1},"ok":2}';
     const body = JSON.parse(`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"rename","args":${args}}}]}]}`);
