@@ -75,9 +75,9 @@ export function expectSameWire(bytes: Uint8Array, makeA: () => Stage<Uint8Array,
 }
 
 /** The text deltas a reader emits for `bytes` read in pieces of `size`: which kept their text in the upstream's bytes. */
-export function readTextDeltas(reader: Stage<Uint8Array, StreamEvent>, bytes: Uint8Array, size: number): Array<'span' | 'text'> {
+export function readTextDeltas(reader: Stage<Uint8Array, StreamEvent>, bytes: Uint8Array, size: number, type: 'text-delta' | 'reasoning-delta' = 'text-delta'): Array<'span' | 'text'> {
   const events: StreamEvent[] = [];
   for (const piece of cutBytes(bytes, size)) reader.push(piece, (e) => events.push(e));
   reader.end((e) => events.push(e));
-  return events.flatMap((e) => (e.type === 'text-delta' ? [e.span ? 'span' : 'text'] : []));
+  return events.flatMap((e) => (e.type === type ? [e.span ? 'span' : 'text'] : []));
 }

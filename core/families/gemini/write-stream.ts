@@ -45,6 +45,8 @@ export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<
   let tail = '';
   /** What a text frame writes after its text (see GeminiTextFrame), made with `tail`. */
   let frameAfter: { after: string; afterBytes: Uint8Array } | undefined;
+  /** The same for a thought part. */
+  let thoughtAfter: { after: string; afterBytes: Uint8Array } | undefined;
   /** The common chunk (one unsigned text part) written as text: the same bytes as `chunk`, without building the object. */
   const textChunk = (text: string): SseMessage => ({
     data: `{"candidates":[{"content":{"parts":[{"text":${JSON.stringify(text)}}],"role":"model"},"index":0}]${tail}`,
@@ -75,6 +77,7 @@ export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<
           responseId = event.id;
           tail = `,"modelVersion":${modelJson},"responseId":${JSON.stringify(responseId)}}`;
           frameAfter = undefined;
+          thoughtAfter = undefined;
           break;
         case 'block-start': {
           const b = event.block;
@@ -103,7 +106,11 @@ export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<
         case 'reasoning-delta': {
           const block = blocks.get(event.index);
           if (block?.kind === 'reasoning') block.text += event.text;
-          if (event.text) out(chunk([{ text: event.text, thought: true }]));
+          if (!event.text) break;
+          if (event.span && tail) {
+            thoughtAfter ??= writeTextFrameAfter(tail, true);
+            out(new GeminiTextFrame(event.span, thoughtAfter.after, thoughtAfter.afterBytes));
+          } else out(chunk([{ text: event.text, thought: true }]));
           break;
         }
         case 'signature': {

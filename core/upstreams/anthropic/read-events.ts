@@ -22,6 +22,8 @@ export interface AnthropicEventReader {
    * `read` does with that delta, the text left undecoded.
    */
   readText(index: number, span: JsonTextSpan, emit: (event: StreamEvent) => void): void;
+  /** The same for a thinking_delta: its text is decoded all the same (a Gemini client's signature envelope carries it). */
+  readThinking(index: number, span: JsonTextSpan, emit: (event: StreamEvent) => void): void;
   /** The upstream body ended: finishes a stream that was cut before message_stop. */
   end(emit: (event: StreamEvent) => void): void;
 }
@@ -100,6 +102,11 @@ export function createAnthropicEventReader(opts: AnthropicEventReaderOptions): A
       if (done) return;
       const index = indexes.get(upstreamIndex);
       if (open && index === open.index && open.kind === 'text') emit(new SpanTextDelta(index, span));
+    },
+    readThinking(upstreamIndex, span, emit) {
+      if (done) return;
+      const index = indexes.get(upstreamIndex);
+      if (open && index === open.index && open.kind === 'reasoning') emit({ type: 'reasoning-delta', index, text: span.text(), span });
     },
     read(raw, emit) {
       if (done || typeof raw !== 'object' || raw === null) return;

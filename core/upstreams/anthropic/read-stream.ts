@@ -33,14 +33,15 @@ export function createAnthropicMessageReader(opts: AnthropicEventReaderOptions):
   const reader = createAnthropicEventReader(opts);
   let template: JsonTemplate<DeltaEvent> | undefined;
   let unusedTemplates = 0;
-  /** The upstream block index of a template whose varying string is a text_delta's text, else -1. */
-  let textIndex = -1;
+  /** The upstream block index of a template whose varying string is a text_delta's text or a thinking_delta's thinking, else -1. */
+  let spanIndex = -1;
+  let thinking = false;
   return {
-    takes: () => textIndex >= 0,
+    takes: () => spanIndex >= 0,
     /**
-     * A content_block_delta (named so, or unnamed) whose data is the text template's with a text
-     * that JSON.stringify writes back byte for byte is read as its parse would be, its text left
-     * in the upstream's bytes (see JsonTextSpan).
+     * A content_block_delta (named so, or unnamed) whose data is the template's with a text that
+     * JSON.stringify writes back byte for byte is read as its parse would be, its text left in the
+     * upstream's bytes (see JsonTextSpan).
      */
     takeEvent(bytes, from, limit, emit) {
       let at = from;
@@ -54,7 +55,10 @@ export function createAnthropicMessageReader(opts: AnthropicEventReaderOptions):
       if (!span) return -1;
       unusedTemplates = 0;
       // An empty text is no delta, as in the event reader.
-      if (span.byteLength > 0) reader.readText(textIndex, span, emit);
+      if (span.byteLength > 0) {
+        if (thinking) reader.readThinking(spanIndex, span, emit);
+        else reader.readText(spanIndex, span, emit);
+      }
       return span.end + template.tailLength + 2;
     },
     push(message, emit) {
@@ -81,7 +85,9 @@ export function createAnthropicMessageReader(opts: AnthropicEventReaderOptions):
         if (learned) {
           template = learned;
           const delta = event as DeltaEvent;
-          textIndex = delta.delta?.type === 'text_delta' && typeof delta.index === 'number' ? delta.index : -1;
+          const type = delta.delta?.type;
+          spanIndex = (type === 'text_delta' || type === 'thinking_delta') && typeof delta.index === 'number' ? delta.index : -1;
+          thinking = type === 'thinking_delta';
           unusedTemplates++;
         }
       }

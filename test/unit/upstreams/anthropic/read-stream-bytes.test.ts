@@ -21,6 +21,8 @@ const text = (t: string, index = 0, name: string | undefined = 'content_block_de
 const stop = (index: number) => event('content_block_stop', { type: 'content_block_stop', index });
 const end = event('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 12 } }) + event('message_stop', { type: 'message_stop' });
 const ping = event('ping', { type: 'ping' });
+const think = (t: string, index = 0) => event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: t } });
+const signature = (index: number) => event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'EqQBCkgIARABGAIi' } });
 const texts = ['Hello', ' "quoted"', ' line\nbreak', ' tab\t', ' é 中文 😀', ' \\', '\ufeffbom', ' \u2028', ' ctl\u0001'];
 
 const fixtureDir = fileURLToPath(new URL('../../../fixtures/anthropic/', import.meta.url));
@@ -32,6 +34,9 @@ const streams: Record<string, string | Uint8Array> = {
   'escapes JSON.stringify would not write': start + block(0, { type: 'text', text: '' }) + text('a') + text('b') + text('é/').replace('é/', '\\u00e9\\/') + text('c') + stop(0) + end,
   'text, a tool, text again, and deltas for a block that is not open': start + block(0, { type: 'text', text: '' }) + text('a') + text('b') + stop(0) + block(1, { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }) + event('content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"x":1}' } }) + text('stray', 1) + stop(1) + block(2, { type: 'text', text: '' }) + text('c', 2) + text('d', 2) + text('late', 0) + text('later', 0) + text('e', 2) + stop(2) + end,
   'thinking then text': start + block(0, { type: 'thinking', thinking: '' }) + event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'hmm' } }) + event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig' } }) + stop(0) + block(1, { type: 'text', text: '' }) + text('a', 1) + text('b', 1) + text('c', 1) + stop(1) + end,
+  'long thinking, every kind of text, then text': start + block(0, { type: 'thinking', thinking: '' }) + texts.map((t) => think(t)).join('') + think('') + signature(0) + stop(0) + block(1, { type: 'text', text: '' }) + texts.map((t) => text(t, 1)).join('') + stop(1) + end,
+  'thinking deltas for a block that is not open, and text deltas in a thinking block': start + block(0, { type: 'thinking', thinking: '' }) + think('a') + think('b') + text('not here') + think('c') + signature(0) + stop(0) + think('late') + think('later') + block(1, { type: 'text', text: '' }) + text('x', 1) + think('stray', 1) + think('again', 1) + text('y', 1) + stop(1) + end,
+  'redacted thinking between thinking blocks': start + block(0, { type: 'thinking', thinking: '' }) + think('a') + think('b') + signature(0) + stop(0) + block(1, { type: 'redacted_thinking', data: 'cmVk' }) + stop(1) + block(2, { type: 'thinking', thinking: '' }) + think('c', 2) + think('d', 2) + think('e', 2) + signature(2) + stop(2) + end,
   'comments and ids between events': start + block(0, { type: 'text', text: '' }) + text('a') + ': keep-alive\n\n' + text('b') + 'id: 7\n' + text('c') + text('d') + stop(0) + end,
   'CRLF from the middle on': start + block(0, { type: 'text', text: '' }) + text('a') + text('b') + (text('c') + text('d') + stop(0) + end).replaceAll('\n', '\r\n'),
   'an error in the middle': start + block(0, { type: 'text', text: '' }) + text('a') + text('b') + event('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }) + text('c'),
@@ -49,5 +54,13 @@ describe('the Anthropic stream read from its bytes', () => {
     // All but the first delta (whose template is learned from it).
     expect(deltas.slice(1)).toEqual(deltas.slice(1).map(() => 'span'));
     expect(deltas.length).toBeGreaterThan(10);
+  });
+
+  it('reads most thinking deltas from their bytes', () => {
+    const stream = encoder.encode(streams['long thinking, every kind of text, then text'] as string);
+    const deltas = readTextDeltas(byteReader(), stream, 1500, 'reasoning-delta');
+    // The first is parsed (its template is learned from it); U+2028 and the control character
+    // are written by JSON.stringify as they came, the rest likewise: all later ones are spans.
+    expect(deltas).toEqual(['text', ...texts.slice(1).map(() => 'span')]);
   });
 });

@@ -3,9 +3,10 @@ import { GatewayError } from '../../../../core/errors.ts';
 import type { StreamEvent } from '../../../../core/ir.ts';
 import { readAnthropicEvents } from '../../../../core/upstreams/anthropic/read-events.ts';
 import { readAnthropicStream } from '../../../../core/upstreams/anthropic/read-stream.ts';
-import { collect, errorView, fromArray, loadFixture, readInPieces } from '../../../helpers/streams.ts';
+import { collect, errorView, fromArray, loadFixture, plainEvents, readInPieces } from '../../../helpers/streams.ts';
 
-const read = (text: string) => readInPieces(text, 5, readAnthropicStream({ provider: 'claude' }));
+// Deltas read from their bytes (with a span) compared as the plain deltas they stand for.
+const read = async (text: string) => plainEvents(await readInPieces(text, 5, readAnthropicStream({ provider: 'claude' })));
 const sig = (value: string) => ({ origin: 'anthropic' as const, value });
 
 /** Errors compared by what clients see of them. */
