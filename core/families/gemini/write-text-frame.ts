@@ -9,8 +9,8 @@ const HEAD = encoder.encode(`data: ${HEAD_TEXT}"`);
  * The chunk of one unsigned text part whose text is still in the upstream's bytes: `data:` then
  * `{"candidates":[{"content":{"parts":[{"text":…}],"role":"model"},"index":0}]` (a thought part:
  * `{"text":…,"thought":true}`) and the stream's `tail` (`,"modelVersion":…,"responseId":…}`),
- * byte for byte what the stream writer's chunk gives (the span is written as JSON.stringify writes its text), with the text copied instead of
- * decoded and encoded again.
+ * byte for byte what the stream writer's chunk gives (the span is written as JSON.stringify
+ * writes its text), with the text copied instead of decoded and encoded again.
  */
 export class GeminiTextFrame implements SseFrame {
   constructor(
