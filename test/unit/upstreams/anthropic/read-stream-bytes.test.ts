@@ -59,8 +59,8 @@ describe('the Anthropic stream read from its bytes', () => {
   it('reads most thinking deltas from their bytes', () => {
     const stream = encoder.encode(streams['long thinking, every kind of text, then text'] as string);
     const deltas = readTextDeltas(byteReader(), stream, 1500, 'reasoning-delta');
-    // The first is parsed (its template is learned from it); U+2028 and the control character
-    // are written by JSON.stringify as they came, the rest likewise: all later ones are spans.
+    // The first is parsed (its template is learned from it); every later text is written as
+    // JSON.stringify writes it (the stream is built with it), so each is a span.
     expect(deltas).toEqual(['text', ...texts.slice(1).map(() => 'span')]);
   });
 });
