@@ -1,4 +1,4 @@
-import type { Dispatcher } from 'undici';
+import type { buildConnector, Dispatcher } from 'undici';
 import type { ClientSignal, UpstreamResponse } from '../core/index.ts';
 import { ChunkQueue, QueuedAnswer, readAbortReason, RecordHeaders, type RawHeaders } from './upstream-answer.ts';
 
@@ -117,14 +117,36 @@ export class UpstreamCall extends ChunkQueue implements Dispatcher.DispatchHandl
   }
 }
 
+/** Where `stampSocketErrors` leaves the bytes a socket had read when it failed. */
+const BYTES_READ = Symbol('bytesRead');
+
 /**
- * undici's "other side closed" on a connection that had read bytes before: a reused one, whose
+ * undici's connector, with a listener on each socket it opens that stamps the socket's errors with
+ * the bytes it had read. undici hands a reset (ECONNRESET) or a write to a closed connection (EPIPE)
+ * to the call as the socket's own error, which says nothing of the connection; the stamp does. The
+ * listener is added before undici's (the connector answers first), so the stamp is there when the
+ * call hears of the error. One listener per connection, nothing per call.
+ */
+export function stampSocketErrors(connect: buildConnector.connector): buildConnector.connector {
+  return (options, callback) =>
+    connect(options, (...args) => {
+      const socket = args[1];
+      if (socket) socket.on('error', (error: Error) => void ((error as { [BYTES_READ]?: number })[BYTES_READ] = socket.bytesRead));
+      callback(...args);
+    });
+}
+
+/**
+ * A connection that had read bytes before it failed without an answer's head: a reused one, whose
  * earlier answers those bytes were (they could also be the start of this answer's head, cut off
- * before it was whole). A reset (ECONNRESET) carries no such count, so it is not resent.
+ * before it was whole). undici says so as "other side closed" with the socket's counts; a reset or
+ * a broken pipe carries them only where `stampSocketErrors` put them. The upstream closed it as the
+ * request went out: Cloudflare-fronted APIs reset such connections.
  */
 function isStaleConnection(err: Error): boolean {
   const { code, socket } = err as { code?: string; socket?: { bytesRead?: number } };
-  return code === 'UND_ERR_SOCKET' && (socket?.bytesRead ?? 0) > 0;
+  if (code === 'UND_ERR_SOCKET') return (socket?.bytesRead ?? 0) > 0;
+  return (code === 'ECONNRESET' || code === 'EPIPE') && ((err as { [BYTES_READ]?: number })[BYTES_READ] ?? 0) > 0;
 }
 
 /** undici's header time-out as the `TimeoutError` core expects of a client that enforces one (UpstreamFetch). */

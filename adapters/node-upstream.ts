@@ -1,6 +1,6 @@
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { ClientSignal, UpstreamFetch, UpstreamInit, UpstreamResponse } from '../core/index.ts';
-import { UpstreamCall } from './node-upstream-call.ts';
+import { stampSocketErrors, UpstreamCall } from './node-upstream-call.ts';
 import { readTarget } from './upstream-target.ts';
 
 /**
@@ -18,7 +18,9 @@ export const UPSTREAM_AGENT_OPTIONS: Agent.Options = { keepAliveTimeout: 30_000,
  * straight from the chunks undici parses.
  */
 export function createNodeFetch(): UpstreamFetch {
-  const agent = new Agent(UPSTREAM_AGENT_OPTIONS);
+  // undici's own connector (as its pools build it when given none), with each socket's errors
+  // stamped with what it had read, so a reset on a reused connection can be told apart.
+  const agent = new Agent({ ...UPSTREAM_AGENT_OPTIONS, connect: stampSocketErrors(buildConnector({})) });
   // Not async: the call's own promise is all the path pays for.
   const fetch = (url: string, init: UpstreamInit): Promise<UpstreamResponse> => {
     const target = readTarget(url);

@@ -72,6 +72,8 @@ describe.skipIf(!bun)('createBunFetch (on Bun)', () => {
     expect(r.noResend.fresh).toBe('Upstream connection closed: Connection closed before an answer');
     expect(r.noResend.slow).toBe('Upstream connection closed: Connection closed before an answer');
     expect(r.noResend.seen).toBe(6);
+    // The same after a reset (RST): the reused connection's request went again, the new one's failed.
+    expect(r.resendAfterReset).toEqual({ bodies: ['{"n":1}', '{"n":3}'], fresh: ['Upstream connection closed: Connection closed before an answer', 'ECONNRESET: connection reset by peer, read'], seen: 4 });
 
     // 8 MiB up (more than one socket write), 4 MiB down to a reader that pauses, and a 400 K-character
     // string up (UTF-8, counted in bytes): every byte, in order.

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readChunks, writeNodeReply } from '../../../adapters/node-io.ts';
 import { createNodeFetch, UPSTREAM_AGENT_OPTIONS } from '../../../adapters/node-upstream.ts';
 import { RESEND_WINDOW_MS } from '../../../adapters/node-upstream-call.ts';
-import { Reply, type UpstreamResponse } from '../../../core/index.ts';
+import { Reply, type UpstreamFetch, type UpstreamResponse } from '../../../core/index.ts';
 import { tapSocketWrites } from '../../helpers/socket-writes.ts';
 
 describe('readChunks (a Node Readable as a chunk reader)', () => {
@@ -155,6 +155,35 @@ describe('createNodeFetch: a whole answer as bytes', () => {
     await text(call('/slow', slowFetch));
     await settle();
     await expect(call('/slow', slowFetch)).rejects.toThrow('other side closed');
+    expect(seen).toBe(6);
+  });
+
+  it('sends a request once more when a reused connection is reset before any answer, within a second; never on a new connection or later', async () => {
+    let seen = 0;
+    const onConnection = new WeakMap<object, number>();
+    const url = await serve((req, res) => {
+      seen++;
+      const nth = (onConnection.get(req.socket) ?? 0) + 1;
+      onConnection.set(req.socket, nth);
+      // A reset (RST), as a Cloudflare-fronted API answers a request on a connection it has dropped.
+      if (req.url!.includes('fresh') || (nth === 2 && req.url!.includes('stale'))) return void req.socket.resetAndDestroy();
+      if (nth === 2 && req.url!.includes('slow')) return void setTimeout(() => req.socket.resetAndDestroy(), RESEND_WINDOW_MS + 200);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`{"n":${seen}}`);
+    });
+    const text = async (answer: Promise<UpstreamResponse>) => new TextDecoder().decode(await (await answer).bytes!());
+    const call = (f: UpstreamFetch, path: string) => f(url.replace('/v1/messages', path), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+    const fetch = createNodeFetch();
+    const first = await text(call(fetch, '/stale'));
+    await settle();
+    expect([first, await text(call(fetch, '/stale'))]).toEqual(['{"n":1}', '{"n":3}']);
+    expect(seen).toBe(3);
+    await expect(call(createNodeFetch(), '/fresh')).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(seen).toBe(4);
+    const slowFetch = createNodeFetch();
+    await text(call(slowFetch, '/slow'));
+    await settle();
+    await expect(call(slowFetch, '/slow')).rejects.toMatchObject({ code: 'ECONNRESET' });
     expect(seen).toBe(6);
   });
 
