@@ -25,7 +25,7 @@ export function writeBunResponse(reply: Reply | Response, written?: () => void):
     }
     const stream = new ReadableStream({
       type: 'direct',
-      async pull(controller: { write(chunk: Uint8Array): void; flush(): void; close(): void }) {
+      async pull(controller: { write(chunk: Uint8Array): number | Promise<number>; flush(wait?: boolean): number | Promise<number>; close(): void }) {
         // What was already here goes out with the headers, in one send.
         for (const chunk of ahead.chunks) controller.write(chunk);
         // A read that throws (a relayed stream whose upstream broke off) propagates: Bun then cuts
@@ -35,8 +35,12 @@ export function writeBunResponse(reply: Reply | Response, written?: () => void):
           const { done, value } = await (next ?? reader.read());
           next = undefined;
           if (done) break;
-          controller.write(value);
+          const wrote = controller.write(value);
           controller.flush();
+          // A client reading slower than the upstream sends: Bun hands back a promise once the
+          // socket's buffer is full, and the next read waits for it, which leaves the rest in the
+          // upstream's socket (adapters/bun-upstream.ts pauses it) instead of in memory here.
+          if (typeof wrote !== 'number') await wrote;
         }
         written?.();
         controller.close();

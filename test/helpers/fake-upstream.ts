@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { abortCounter, listenLocal, sleep } from './fake-server.ts';
 
 export { sleep };
@@ -21,8 +21,14 @@ export interface FakeReply {
   /** A JSON value (sent with application/json), a string or raw bytes. */
   body?: unknown;
   /** Sent one by one, `delayMs` apart, flushed as they go: for streams. */
-  chunks?: Array<string | Uint8Array>;
+  chunks?: Iterable<string | Uint8Array>;
   delayMs?: number;
+  /**
+   * Send the chunks back to back as fast as the connection takes them, waiting only for its
+   * 'drain' (a provider with the whole answer ready): how far the fake gets shows how much the
+   * gateway reads ahead of its client.
+   */
+  paced?: boolean;
   /** Send headers and chunks, then keep the connection open until the client goes away. */
   hang?: boolean;
 }
@@ -35,6 +41,8 @@ export interface FakeUpstream {
   requests: RecordedRequest[];
   /** Responses whose client disconnected before the fake finished writing them. */
   aborts: number;
+  /** Bytes of chunks written so far, over every reply. */
+  chunkBytes: number;
   /** Replaces the handler for subsequent requests. */
   reply(handler: FakeHandler): void;
   /** Resolves once `aborts` reaches `count` (or rejects after `ms`). */
@@ -51,6 +59,7 @@ export async function startFakeUpstream(initial: FakeHandler = () => ({ status: 
   let handler = initial;
   const aborts = abortCounter('upstream');
   const requests: RecordedRequest[] = [];
+  let chunkBytes = 0;
   const server: Server = createServer(async (req, res) => {
     const recorded = await record(req);
     requests.push(recorded);
@@ -70,7 +79,8 @@ export async function startFakeUpstream(initial: FakeHandler = () => ({ status: 
         if (res.destroyed) return;
         if (reply.delayMs) await sleep(reply.delayMs);
         if (res.destroyed) return;
-        res.write(chunk);
+        chunkBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+        if (!res.write(chunk) && reply.paced) await drained(res);
       }
       if (reply.hang) return;
       finish();
@@ -98,12 +108,26 @@ export async function startFakeUpstream(initial: FakeHandler = () => ({ status: 
     get aborts() {
       return aborts.count;
     },
+    get chunkBytes() {
+      return chunkBytes;
+    },
     reply(next) {
       handler = next;
     },
     waitForAborts: (count, ms) => aborts.waitFor(count, ms),
     close,
   };
+}
+
+/** Resolves when `res` can take more, or has closed. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
 }
 
 async function record(req: IncomingMessage): Promise<RecordedRequest> {

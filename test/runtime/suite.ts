@@ -243,6 +243,28 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       expect(row).toMatchObject({ requests: 2, inputTokens: 22, outputTokens: 6 });
     }, 15_000);
 
+    it.skipIf(opts.buffered)('a client that stops reading holds the upstream back, then gets every byte (relayed and translated)', async () => {
+      const fake = opts.upstream();
+      fake.reply(() => ({ chunks: floodWire(), paced: true }));
+      const relayed = await readPausing(url('/api/anthropic/v1/messages'), claude, ask({ stream: true }), () => fake.chunkBytes);
+      expect(relayed.status).toBe(200);
+      // Without backpressure the gateway read the whole answer within the pause (Bun, 400 MB in 5 s).
+      expect(relayed.upstreamAhead).toBeLessThan(FLOOD_BYTES / 2);
+      expect(relayed.bytes).toBe(FLOOD_BYTES);
+      expect(relayed.text.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')).toBe(true);
+
+      const gemini = { 'content-type': 'application/json', 'x-goog-api-key': TEST_KEY };
+      const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] });
+      const translated = await readPausing(url('/api/gemini/v1beta/models/acme.claude-test:streamGenerateContent?alt=sse'), gemini, body, () => fake.chunkBytes);
+      expect(translated.status).toBe(200);
+      expect(translated.upstreamAhead).toBeLessThan(FLOOD_BYTES / 2);
+      const chunks = translated.text.split(/\r?\n\r?\n/).filter(Boolean).map((event) => JSON.parse(event.slice('data: '.length)));
+      const text = chunks.flatMap((chunk) => chunk.candidates[0].content?.parts ?? []).map((part: { text?: string }) => part.text ?? '').join('');
+      expect(text.length).toBe(FLOOD_EVENTS * FLOOD_TEXT_CHARS);
+      expect(text.slice(0, 8)).toBe('00000000');
+      expect(chunks.at(-1).candidates[0].finishReason).toBe('STOP');
+    }, 30_000);
+
     it.skipIf(opts.buffered)('a client abort cancels the upstream call', async () => {
       const fake = opts.upstream();
       const before = fake.aborts;
@@ -255,6 +277,58 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       controller.abort();
       await fake.waitForAborts(before + 1, 5000);
     });
+  });
+}
+
+const FLOOD_EVENTS = 48_000;
+const FLOOD_TEXT_CHARS = 1_008;
+const FLOOD_HEAD = [
+  'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_01FLOOD","type":"message","role":"assistant","model":"claude-upstream-1","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"output_tokens":1}}}\n\n',
+  'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
+];
+const FLOOD_TAIL = [
+  'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
+  `event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":${FLOOD_EVENTS}}}\n\n`,
+  'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+];
+const floodDelta = (i: number) =>
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${String(i).padStart(8, '0')}${'x'.repeat(FLOOD_TEXT_CHARS - 8)}"}}\n\n`;
+const FLOOD_BYTES = [...FLOOD_HEAD, ...FLOOD_TAIL].reduce((sum, event) => sum + event.length, 0) + FLOOD_EVENTS * floodDelta(0).length;
+
+/** An Anthropic stream of ~53 MB (ASCII), made as it is sent. */
+function* floodWire(): Generator<string> {
+  yield* FLOOD_HEAD;
+  for (let i = 0; i < FLOOD_EVENTS; i++) yield floodDelta(i);
+  yield* FLOOD_TAIL;
+}
+
+/**
+ * POSTs `body`, stops reading the answer after its first chunk for a second, then reads the rest.
+ * `upstreamAhead`: how much more the upstream had sent (`sent()`) by the end of the pause than
+ * before the request.
+ */
+function readPausing(target: string, headers: Record<string, string>, body: string, sent: () => number): Promise<{ status: number; upstreamAhead: number; bytes: number; text: string }> {
+  const before = sent();
+  return new Promise((resolve, reject) => {
+    const req = request(target, { method: 'POST', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      let upstreamAhead = -1;
+      res.once('data', () => {
+        res.pause();
+        setTimeout(() => {
+          upstreamAhead = sent() - before;
+          res.resume();
+        }, 1000);
+      });
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const whole = Buffer.concat(chunks);
+        resolve({ status: res.statusCode!, upstreamAhead, bytes: whole.length, text: whole.toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
   });
 }
 
