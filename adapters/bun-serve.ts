@@ -49,14 +49,25 @@ export const bunUpstreamFetch: UpstreamFetch = (url, init) => fetch(url, Object.
  * sockets trust what Bun's fetch trusts: its bundled roots and those certificates (`readDefaultCa`,
  * node:tls's `getCACertificates('default')`).
  */
-export function selectBunUpstream(env: Record<string, string | undefined>, readDefaultCa: () => string[] | undefined = readBunDefaultCa): { fetch: UpstreamFetch; name: 'sockets' | 'fetch' } {
+export function selectBunUpstream(env: Record<string, string | undefined>, readDefaultCa: () => string[] | undefined = readBunDefaultCa): { fetch: UpstreamFetch; name: 'sockets' | 'fetch'; warning?: string } {
   const proxied = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((name) => Boolean(env[name]));
   const ca = env.NODE_EXTRA_CA_CERTS ? readDefaultCa() : undefined;
   // A Bun that cannot list what its fetch trusts keeps its fetch rather than trust less.
   const unknownCa = Boolean(env.NODE_EXTRA_CA_CERTS) && ca === undefined;
-  if (proxied || unknownCa || env.SWITCHYARD_UPSTREAM_CLIENT === 'fetch') return { fetch: bunUpstreamFetch, name: 'fetch' };
+  if (proxied || unknownCa || env.SWITCHYARD_UPSTREAM_CLIENT === 'fetch') {
+    // Read by Bun as it starts, so too late to set from here (as BUN_JSC_* options are).
+    const warning = env.BUN_CONFIG_MAX_HTTP_REQUESTS ? undefined : FETCH_CAP_WARNING;
+    return { fetch: bunUpstreamFetch, name: 'fetch', ...(warning ? { warning } : {}) };
+  }
   return { fetch: createBunFetch(ca ? { ca } : {}), name: 'sockets' };
 }
+
+/**
+ * Bun's fetch has at most 256 requests in flight (BUN_CONFIG_MAX_HTTP_REQUESTS); a stream holds
+ * one for minutes, so the 257th call waits, unanswered, for some stream to end.
+ */
+export const FETCH_CAP_WARNING =
+  "switchyard: Bun's fetch sends at most 256 requests at once, and a stream holds one until it ends; start Bun with BUN_CONFIG_MAX_HTTP_REQUESTS=65535 in its environment to lift that";
 
 /** Bun's bundled roots with NODE_EXTRA_CA_CERTS's certificates (not in @types/node 20's node:tls). */
 function readBunDefaultCa(): string[] | undefined {

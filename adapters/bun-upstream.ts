@@ -5,7 +5,11 @@ import { ChunkQueue, QueuedAnswer, readAbortReason } from './upstream-answer.ts'
 import { readTarget, type UpstreamTarget } from './upstream-target.ts';
 
 export interface BunUpstreamOptions {
-  /** Most connections open to one origin at once; further calls wait for one. */
+  /**
+   * Most connections open to one origin at once; further calls wait for one. No limit by default:
+   * a streamed answer holds its connection for minutes, and a cap there makes the next caller hang
+   * until some other stream ends (LiteLLM's pool starvation, BerriAI/litellm#19549).
+   */
   connections?: number;
   /** How long an unused connection is kept for the next call (shortened by an upstream's `keep-alive` hint). */
   keepAliveMs?: number;
@@ -25,7 +29,7 @@ type Settings = Required<Omit<BunUpstreamOptions, 'ca'>> & Pick<BunUpstreamOptio
  * it is (UpstreamFetch).
  */
 export function createBunFetch(options: BunUpstreamOptions = {}): UpstreamFetch {
-  const settings: Settings = { connections: 256, keepAliveMs: 30_000, ...options };
+  const settings: Settings = { connections: Infinity, keepAliveMs: 30_000, ...options };
   const pools = new Map<string, Pool>();
   const fetch = (url: string, init: UpstreamInit): Promise<UpstreamResponse> => {
     let target: UpstreamTarget;

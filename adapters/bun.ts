@@ -7,6 +7,7 @@ const upstream = selectBunUpstream(process.env);
 const gateway = await startGateway({ fetch: upstream.fetch }).catch(exitOnStartupError);
 const listen = readListenOptions();
 const server = serveBun(gateway, listen);
+if (upstream.warning) console.error(upstream.warning);
 console.error(`switchyard: listening on http://${listen.hostname}:${server.port} (bun ${Bun.version}, upstream client: ${upstream.name})`);
 
 // Stops accepting, lets open requests finish, then writes pending usage records before exiting.

@@ -7,8 +7,10 @@ import { readTarget } from './upstream-target.ts';
  * The upstream pool. undici cuts an answer whose body is quiet for 300 s by default; a stream may
  * sit quiet that long while a model thinks, and runs as long as it likes once its headers are in
  * (their wait is bounded per call by the provider's `timeoutMs`), so there is no such limit here.
+ * Nor on connections per origin (`null`): a stream holds its connection for minutes, and with a
+ * cap the next call waits, unanswered, until some other stream ends.
  */
-export const UPSTREAM_AGENT_OPTIONS: Agent.Options = { keepAliveTimeout: 30_000, connections: 256, bodyTimeout: 0 };
+export const UPSTREAM_AGENT_OPTIONS: Agent.Options = { keepAliveTimeout: 30_000, connections: null, bodyTimeout: 0 };
 
 /**
  * Upstream client for Node: undici's dispatcher API over a keep-alive pool. Node's global fetch

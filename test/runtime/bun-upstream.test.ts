@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { selectBunUpstream } from '../../adapters/bun-serve.ts';
+import { FETCH_CAP_WARNING, selectBunUpstream } from '../../adapters/bun-serve.ts';
 import { ROOT, runtimeBin } from './spawn-gateway.ts';
 
 const run = promisify(execFile);
@@ -116,5 +116,12 @@ describe('selectBunUpstream', () => {
     expect(selectBunUpstream({ NODE_EXTRA_CA_CERTS: '/etc/ssl/extra.pem' }, () => undefined).name).toBe('fetch');
     for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) expect(selectBunUpstream({ [name]: 'http://proxy:3128' }, defaultCa).name).toBe('fetch');
     expect(selectBunUpstream({ SWITCHYARD_UPSTREAM_CLIENT: 'fetch' }, defaultCa).name).toBe('fetch');
+  });
+
+  it("says, with Bun's fetch, how to lift its 256 requests at once (the sockets have no such cap)", () => {
+    expect(selectBunUpstream({ SWITCHYARD_UPSTREAM_CLIENT: 'fetch' }, defaultCa).warning).toBe(FETCH_CAP_WARNING);
+    expect(FETCH_CAP_WARNING).toContain('BUN_CONFIG_MAX_HTTP_REQUESTS=65535');
+    expect(selectBunUpstream({ SWITCHYARD_UPSTREAM_CLIENT: 'fetch', BUN_CONFIG_MAX_HTTP_REQUESTS: '65535' }, defaultCa).warning).toBeUndefined();
+    expect(selectBunUpstream({}, defaultCa).warning).toBeUndefined();
   });
 });

@@ -265,6 +265,25 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       expect(chunks.at(-1).candidates[0].finishReason).toBe('STOP');
     }, 30_000);
 
+    it.skipIf(opts.buffered)('300 streams at once to one upstream all start: nothing caps the connections to it', async () => {
+      const fake = opts.upstream();
+      const before = fake.aborts;
+      fake.reply(() => ({ chunks: sseChunks(STREAM_WIRE).slice(0, 1), hang: true }));
+      const controller = new AbortController();
+      let started = 0;
+      for (let i = 0; i < STREAMS_AT_ONCE; i++) {
+        void messages(ask({ stream: true }), { signal: controller.signal })
+          .then((res) => res.body!.getReader().read())
+          .then(({ value }) => void (new TextDecoder().decode(value).includes('message_start') && started++))
+          .catch(() => {});
+      }
+      // A pool capped at 256 connections (as both adapters' were) left the rest waiting, unanswered.
+      for (const deadline = Date.now() + 10_000; started < STREAMS_AT_ONCE && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(started).toBe(STREAMS_AT_ONCE);
+      controller.abort();
+      await fake.waitForAborts(before + STREAMS_AT_ONCE, 10_000);
+    }, 30_000);
+
     it.skipIf(opts.buffered)('a client abort cancels the upstream call', async () => {
       const fake = opts.upstream();
       const before = fake.aborts;
@@ -279,6 +298,9 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
     });
   });
 }
+
+/** Past the 256 connections per origin both adapters' upstream pools once allowed. */
+const STREAMS_AT_ONCE = 300;
 
 const FLOOD_EVENTS = 48_000;
 const FLOOD_TEXT_CHARS = 1_008;
