@@ -1,5 +1,5 @@
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import { request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -127,63 +127,38 @@ describe('createNodeFetch: a whole answer as bytes', () => {
     expect(seen[1]!['x-api-key']).toBe('k');
   });
 
-  it('sends a request once more when a reused connection closes before any answer, within a second; never on a new connection or later', async () => {
+  // The upstream closes its end as the request comes (a keep-alive timeout that ran out), or
+  // resets it (RST), as a Cloudflare-fronted API answers a request on a connection it has dropped.
+  it.each([
+    { how: 'closes', drop: (socket: Socket) => void socket.end(), failure: { message: 'other side closed' } },
+    { how: 'is reset', drop: (socket: Socket) => void socket.resetAndDestroy(), failure: { code: 'ECONNRESET' } },
+  ])('sends a request once more when a reused connection $how before any answer, within a second; never on a new connection or later', async ({ drop, failure }) => {
     let seen = 0;
     const onConnection = new WeakMap<object, number>();
     const url = await serve((req, res) => {
       seen++;
       const nth = (onConnection.get(req.socket) ?? 0) + 1;
       onConnection.set(req.socket, nth);
-      // The upstream closes its end as the request comes (a keep-alive timeout that ran out).
-      if (req.url!.includes('fresh') || (nth === 2 && req.url!.includes('stale'))) return void req.socket.end();
-      if (nth === 2 && req.url!.includes('slow')) return void setTimeout(() => req.socket.end(), RESEND_WINDOW_MS + 200);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(`{"n":${seen}}`);
-    });
-    const text = async (answer: Promise<UpstreamResponse>) => new TextDecoder().decode(await (await answer).bytes!());
-    const fetch = createNodeFetch();
-    const call = (path: string, f = fetch) => f(url.replace('/v1/messages', path), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    // undici checks an idle connection for a close (a turn of the event loop) before it reuses
-    // it, and opens another for a call that comes sooner: the pause lets the first be reused.
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
-    const first = await text(call('/stale'));
-    await settle();
-    expect([first, await text(call('/stale'))]).toEqual(['{"n":1}', '{"n":3}']);
-    expect(seen).toBe(3);
-    await expect(call('/fresh', createNodeFetch())).rejects.toThrow('other side closed');
-    expect(seen).toBe(4);
-    const slowFetch = createNodeFetch();
-    await text(call('/slow', slowFetch));
-    await settle();
-    await expect(call('/slow', slowFetch)).rejects.toThrow('other side closed');
-    expect(seen).toBe(6);
-  });
-
-  it('sends a request once more when a reused connection is reset before any answer, within a second; never on a new connection or later', async () => {
-    let seen = 0;
-    const onConnection = new WeakMap<object, number>();
-    const url = await serve((req, res) => {
-      seen++;
-      const nth = (onConnection.get(req.socket) ?? 0) + 1;
-      onConnection.set(req.socket, nth);
-      // A reset (RST), as a Cloudflare-fronted API answers a request on a connection it has dropped.
-      if (req.url!.includes('fresh') || (nth === 2 && req.url!.includes('stale'))) return void req.socket.resetAndDestroy();
-      if (nth === 2 && req.url!.includes('slow')) return void setTimeout(() => req.socket.resetAndDestroy(), RESEND_WINDOW_MS + 200);
+      if (req.url!.includes('fresh') || (nth === 2 && req.url!.includes('stale'))) return drop(req.socket);
+      if (nth === 2 && req.url!.includes('slow')) return void setTimeout(() => drop(req.socket), RESEND_WINDOW_MS + 200);
       res.writeHead(200, { 'content-type': 'application/json' }).end(`{"n":${seen}}`);
     });
     const text = async (answer: Promise<UpstreamResponse>) => new TextDecoder().decode(await (await answer).bytes!());
     const call = (f: UpstreamFetch, path: string) => f(url.replace('/v1/messages', path), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    // undici checks an idle connection for a close (a turn of the event loop) before it reuses
+    // it, and opens another for a call that comes sooner: the pause lets the first be reused.
     const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
     const fetch = createNodeFetch();
     const first = await text(call(fetch, '/stale'));
     await settle();
     expect([first, await text(call(fetch, '/stale'))]).toEqual(['{"n":1}', '{"n":3}']);
     expect(seen).toBe(3);
-    await expect(call(createNodeFetch(), '/fresh')).rejects.toMatchObject({ code: 'ECONNRESET' });
+    await expect(call(createNodeFetch(), '/fresh')).rejects.toMatchObject(failure);
     expect(seen).toBe(4);
     const slowFetch = createNodeFetch();
     await text(call(slowFetch, '/slow'));
     await settle();
-    await expect(call(slowFetch, '/slow')).rejects.toMatchObject({ code: 'ECONNRESET' });
+    await expect(call(slowFetch, '/slow')).rejects.toMatchObject(failure);
     expect(seen).toBe(6);
   });
 
