@@ -22,7 +22,7 @@ export const UPSTREAM_AGENT_OPTIONS: Agent.Options = { keepAliveTimeout: 30_000,
 export function createNodeFetch(): UpstreamFetch {
   // undici's own connector (as its pools build it when given none), with each socket's errors
   // stamped with what it had read, so a reset on a reused connection can be told apart.
-  const agent = new Agent({ ...UPSTREAM_AGENT_OPTIONS, connect: stampSocketErrors(buildConnector({})) });
+  const agent = new Agent(Object.assign({}, UPSTREAM_AGENT_OPTIONS, { connect: stampSocketErrors(buildConnector({})) }));
   // Not async: the call's own promise is all the path pays for.
   const fetch = (url: string, init: UpstreamInit): Promise<UpstreamResponse> => {
     const target = readTarget(url);

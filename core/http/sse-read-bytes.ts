@@ -10,6 +10,13 @@ const DATA = [0x64, 0x61, 0x74, 0x61, 0x3a]; // "data:"
 const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74, 0x3a]; // "event:"
 const SPACE = 0x20;
 
+// Where a scan is in an event's lines: in a line, past a CR that ended one (an LF must follow),
+// at the start of a line, or past a CR at the start of one (the blank line's).
+const IN_LINE = 0;
+const CR_IN_LINE = 1;
+const LINE_START = 2;
+const CR_AT_START = 3;
+
 // Whole events only: a character is never cut, and a body never starts with a byte-order mark
 // the stream did not have at its start.
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -30,9 +37,9 @@ export interface SseMessageReader<O> extends Stage<SseMessage, O> {
  * SSE bytes → `reader`'s output, one whole event at a time: an event the reader takes is read
  * from its bytes; an event that is one `data:` line, or an `event:` line and a `data:` line, is
  * decoded and pushed as the message the SSE parser would make of it, without the parser; any other
- * goes through the parser (`createSseReader`), which then always starts at an event. Only LF line
- * ends are cut here: from the first CR on, the rest of the stream goes through the parser as it
- * comes.
+ * goes through the parser (`createSseReader`), which then always starts at an event. Lines may end
+ * in LF or CRLF (Google's streams use CRLF): from the first CR that is not followed by an LF on,
+ * the rest of the stream goes through the parser as it comes.
  */
 export function createSseByteReader<O>(reader: SseMessageReader<O>): Stage<Uint8Array, O> {
   return new SseByteReader(reader);
@@ -46,8 +53,18 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
   #held: Uint8Array[] = [];
   #heldSize = 0;
   #cutting = true;
-  /** The end of the first line of the event `#findEnd` last found, if it has two; -1: one line, -2: more. */
+  /** Where the first line of the event `#findEnd` last found ends, if it has two; -1: one line, -2: more. */
   #split = -1;
+  /** Where that event's second line starts, and where its last line ends (before the blank line). */
+  #second = -1;
+  #last = -1;
+  /** Where `#findEnd` stopped in the line structure, when the event was not whole: `#endOfHeld` goes on from there. */
+  #state = IN_LINE;
+  /**
+   * The last read ended in the CR of an event's blank line, which ended that event (as the SSE
+   * parser takes it, at once): an LF that starts the next read is that line end's second half.
+   */
+  #skipLF = false;
 
   constructor(reader: SseMessageReader<O>) {
     this.#reader = reader;
@@ -66,8 +83,18 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
       this.#parsed.push(chunk, emit);
       return;
     }
+    if (chunk.length === 0) return;
     let at = 0;
-    if (this.#heldSize > 0) {
+    if (this.#skipLF) {
+      this.#skipLF = false;
+      if (chunk[0] !== LF) {
+        // A blank line that was a CR alone: the parser takes the rest, from this event on.
+        this.#cutting = false;
+        this.#parsed.push(chunk, emit);
+        return;
+      }
+      at = 1;
+    } else if (this.#heldSize > 0) {
       at = this.#endOfHeld(chunk);
       if (at === -1) {
         this.#hold(chunk.slice());
@@ -125,7 +152,7 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
         this.#parsed.push(bytes.subarray(at), emit);
         return limit;
       }
-      const message = this.#split === -2 ? undefined : readMessage(bytes, at, this.#split, end - 2);
+      const message = this.#split === -2 ? undefined : readMessage(bytes, at, this.#split, this.#second, this.#last);
       if (message) reader.push(message, emit);
       else this.#parsed.push(bytes.subarray(at, end), emit);
       at = end;
@@ -135,34 +162,67 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
 
   /**
    * Past the blank line that ends the event starting at `from`; -1 when it is not whole yet, -2 at
-   * a CR (a stream whose line ends this reader does not cut).
+   * a CR not followed by an LF (a line end this reader does not cut). A blank line's CR that ends
+   * the bytes ends the event (see `#skipLF`).
    */
   #findEnd(bytes: Uint8Array, from: number, limit: number): number {
-    let split = -1;
+    this.#split = -1;
+    return this.#scan(bytes, from, limit, IN_LINE, 0);
+  }
+
+  /**
+   * The line structure from `from` on, starting in `state` with `lines` line ends seen: past the
+   * blank line, or -1 with `#state` kept for the bytes still to come, or -2. Notes the first
+   * line's end, the second's start and the last one's end (`#split`, `#second`, `#last`).
+   */
+  #scan(bytes: Uint8Array, from: number, limit: number, state: number, lines: number): number {
+    let lineEnd = -1;
     for (let i = from; i < limit; i++) {
       const c = bytes[i];
-      if (c === LF) {
-        if (i + 1 >= limit) return -1;
-        if (bytes[i + 1] === LF) {
-          this.#split = split;
-          return i + 2;
+      if (state === IN_LINE) {
+        if (c === LF || c === CR) {
+          lineEnd = i;
+          state = c === LF ? LINE_START : CR_IN_LINE;
         }
-        split = split === -1 ? i : -2;
-      } else if (c === CR) {
+      } else if (state === CR_IN_LINE) {
+        if (c !== LF) return -2;
+        state = LINE_START;
+      } else if (c === LF) {
+        // LINE_START or CR_AT_START: an empty line, the event's end.
+        this.#last = lineEnd;
+        return i + 1;
+      } else if (state === CR_AT_START) {
         return -2;
+      } else if (c === CR) {
+        state = CR_AT_START;
+      } else {
+        // A line starts: the one before it has ended.
+        lines++;
+        if (lines === 1) {
+          this.#split = lineEnd;
+          this.#second = i;
+        } else {
+          this.#split = -2;
+        }
+        state = IN_LINE;
       }
     }
+    if (state === CR_AT_START) {
+      this.#last = lineEnd;
+      this.#skipLF = true;
+      return limit;
+    }
+    this.#state = state;
     return -1;
   }
 
   /**
-   * Where in `chunk` the held event ends (as `#findEnd` answers), scanning only the new bytes; the
-   * joined event is read again whole, where its lines are counted anew.
+   * Where in `chunk` the held event ends (as `#findEnd` answers), scanning only the new bytes from
+   * where the held ones left the line structure; the joined event is read again whole, where its
+   * lines are counted anew.
    */
   #endOfHeld(chunk: Uint8Array): number {
-    const last = this.#held[this.#held.length - 1]!;
-    if (last[last.length - 1] === LF && chunk[0] === LF) return 1;
-    return this.#findEnd(chunk, 0, chunk.length);
+    return this.#scan(chunk, 0, chunk.length, this.#state, 0);
   }
 
   #hold(bytes: Uint8Array): void {
@@ -172,17 +232,17 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
 }
 
 /**
- * The message of the event in `bytes[from, to)` (its blank line excluded) when it is a `data:`
- * line, or an `event:` line (ending at `split`) and a `data:` line; else undefined. An empty event
- * name is no name, as in createSseReader.
+ * The message of the event in `bytes[from, to)` (its last line end and blank line excluded) when
+ * it is a `data:` line, or an `event:` line (ending at `split`) and a `data:` line (starting at
+ * `second`); else undefined. An empty event name is no name, as in createSseReader.
  */
-function readMessage(bytes: Uint8Array, from: number, split: number, to: number): SseMessage | undefined {
+function readMessage(bytes: Uint8Array, from: number, split: number, second: number, to: number): SseMessage | undefined {
   if (split === -1) {
     const at = findDataValue(bytes, from, to);
     return at < 0 ? undefined : { data: readText(bytes, at, to) };
   }
   const name = findEventValue(bytes, from, split);
-  const at = name < 0 ? -1 : findDataValue(bytes, split + 1, to);
+  const at = name < 0 ? -1 : findDataValue(bytes, second, to);
   if (at < 0) return undefined;
   const data = readText(bytes, at, to);
   return name < split ? { event: readText(bytes, name, split), data } : { data };
@@ -195,16 +255,23 @@ function readText(bytes: Uint8Array, from: number, to: number): string {
 /**
  * The varying string's body when the bytes from `from` are a `data:` line holding `template`'s
  * text (see JsonTemplate.matchBytes) and then the event's blank line; else undefined. The event
- * ends `template.tailLength + 2` bytes past the span's end. The span may be empty.
+ * ends where `readEventEnd` finds it, `template.tailLength` bytes past the span's end. The span
+ * may be empty.
  */
 export function readTemplateData(template: JsonTemplate<unknown>, bytes: Uint8Array, from: number, limit: number): JsonTextSpan | undefined {
   const at = findDataValue(bytes, from, limit);
   if (at < 0) return undefined;
   const quote = template.matchBytes(bytes, at, limit);
-  if (quote < 0) return undefined;
-  const end = quote + template.tailLength;
-  if (end + 1 >= limit || bytes[end] !== LF || bytes[end + 1] !== LF) return undefined;
+  if (quote < 0 || readEventEnd(bytes, quote + template.tailLength, limit) < 0) return undefined;
   return new JsonTextSpan(bytes, at + template.headLength, quote);
+}
+
+/** Past the line end at `at` and the empty line after it (each LF or CRLF), or -1 when they are not both there. */
+export function readEventEnd(bytes: Uint8Array, at: number, limit: number): number {
+  let i = bytes[at] === CR ? at + 1 : at;
+  if (i >= limit || bytes[i] !== LF) return -1;
+  i = bytes[i + 1] === CR ? i + 2 : i + 1;
+  return i < limit && bytes[i] === LF ? i + 1 : -1;
 }
 
 /** Where the value of the `event:` line starting at `from` starts, or -1 when none starts there. */

@@ -2,7 +2,7 @@
 import { GatewayError } from '../../errors.ts';
 import { JsonTemplate } from '../../http/json-template.ts';
 import type { SseMessage } from '../../http/sse-read.ts';
-import { createSseByteReader, findEventValue, readTemplateData, type SseMessageReader } from '../../http/sse-read-bytes.ts';
+import { createSseByteReader, findEventValue, readEventEnd, readTemplateData, type SseMessageReader } from '../../http/sse-read-bytes.ts';
 import { stageStream } from '../../http/stage.ts';
 import type { StreamEvent } from '../../ir.ts';
 import { createAnthropicEventReader, type AnthropicEventReaderOptions } from './read-events.ts';
@@ -12,7 +12,9 @@ export function readAnthropicStream(opts: AnthropicEventReaderOptions): Transfor
   return stageStream(createSseByteReader(createAnthropicMessageReader(opts)));
 }
 
-const DELTA_EVENT = new TextEncoder().encode('content_block_delta\n');
+const DELTA_EVENT = new TextEncoder().encode('content_block_delta');
+const CR = 0x0d;
+const LF = 0x0a;
 
 /** Which string of a delta varies from one content_block_delta to the next, by delta type. */
 const DELTA_TEXT = new Map([
@@ -49,6 +51,10 @@ export function createAnthropicMessageReader(opts: AnthropicEventReaderOptions):
       if (name >= 0) {
         for (let i = 0; i < DELTA_EVENT.length; i++) if (bytes[name + i] !== DELTA_EVENT[i]) return -1;
         at = name + DELTA_EVENT.length;
+        // The name's line ends in LF or CRLF.
+        if (bytes[at] === CR) at++;
+        if (bytes[at] !== LF) return -1;
+        at++;
       }
       if (!template) return -1;
       const span = readTemplateData(template, bytes, at, limit);
@@ -59,7 +65,7 @@ export function createAnthropicMessageReader(opts: AnthropicEventReaderOptions):
         if (thinking) reader.readThinking(spanIndex, span, emit);
         else reader.readText(spanIndex, span, emit);
       }
-      return span.end + template.tailLength + 2;
+      return readEventEnd(bytes, span.end + template.tailLength, limit);
     },
     push(message, emit) {
       if (message.event === 'ping') return;

@@ -4,7 +4,7 @@ import { emptyUsage, type FinishReason, type StreamEvent, type Usage } from '../
 import type { ReadRequest } from '../types.ts';
 import type { JsonTemplate } from '../../http/json-template.ts';
 import type { SseMessage } from '../../http/sse-read.ts';
-import { createSseByteReader, readTemplateData, type SseMessageReader } from '../../http/sse-read-bytes.ts';
+import { createSseByteReader, readEventEnd, readTemplateData, type SseMessageReader } from '../../http/sse-read-bytes.ts';
 import { stageStream } from '../../http/stage.ts';
 import { learnChunkTemplate } from './chunk-template.ts';
 import { mapOpenAIFinishReason } from './map-finish-reason.ts';
@@ -158,7 +158,7 @@ export function createOpenAIChunkReader(req: ReadRequest, name: string): SseMess
       if (!contentTemplate) reasoningField = true;
       blocks.appendSpan(contentTemplate ? 'text' : 'reasoning', span);
     }
-    return span.end + template.tailLength + 2;
+    return readEventEnd(bytes, span.end + template.tailLength, limit);
   };
 
   // `stopped` is a data property, never a getter: see Stage.

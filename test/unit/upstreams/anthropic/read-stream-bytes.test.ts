@@ -39,6 +39,9 @@ const streams: Record<string, string | Uint8Array> = {
   'redacted thinking between thinking blocks': start + block(0, { type: 'thinking', thinking: '' }) + think('a') + think('b') + signature(0) + stop(0) + block(1, { type: 'redacted_thinking', data: 'cmVk' }) + stop(1) + block(2, { type: 'thinking', thinking: '' }) + think('c', 2) + think('d', 2) + think('e', 2) + signature(2) + stop(2) + end,
   'comments and ids between events': start + block(0, { type: 'text', text: '' }) + text('a') + ': keep-alive\n\n' + text('b') + 'id: 7\n' + text('c') + text('d') + stop(0) + end,
   'CRLF from the middle on': start + block(0, { type: 'text', text: '' }) + text('a') + text('b') + (text('c') + text('d') + stop(0) + end).replaceAll('\n', '\r\n'),
+  'the bench stream with CRLF line ends': readFileSync(fileURLToPath(new URL('../../../../bench/upstream/anthropic-stream.sse', import.meta.url)), 'utf8').replaceAll('\n', '\r\n'),
+  'LF and CRLF line ends mixed': start + block(0, { type: 'text', text: '' }) + text('a') + text('b').replace('\n', '\r\n') + text('c').replace('\n\n', '\r\n\n') + text('d').replace('\n\n', '\n\r\n') + text('e').replaceAll('\n', '\r\n') + text('f') + stop(0) + end,
+  'CR line ends from the middle on': start + block(0, { type: 'text', text: '' }) + text('a') + text('b') + text('c').replaceAll('\n', '\r') + text('d') + stop(0) + end,
   'an error in the middle': start + block(0, { type: 'text', text: '' }) + text('a') + text('b') + event('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }) + text('c'),
   'cut short': start + block(0, { type: 'text', text: '' }) + text('a') + text('b') + text('c').slice(0, -1),
   'invalid UTF-8 in a text': concatBytes(encoder.encode(start + block(0, { type: 'text', text: '' }) + text('a') + text('b') + 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"'), new Uint8Array([0xe4, 0xb8, 0x41, 0xff]), encoder.encode('"}}\n\n' + text('c') + stop(0) + end)),
@@ -52,6 +55,12 @@ describe('the Anthropic stream read from its bytes', () => {
   it('reads most text deltas from their bytes', () => {
     const deltas = readTextDeltas(byteReader(), encoder.encode(streams['the bench stream'] as string), 1500);
     // All but the first delta (whose template is learned from it).
+    expect(deltas.slice(1)).toEqual(deltas.slice(1).map(() => 'span'));
+    expect(deltas.length).toBeGreaterThan(10);
+  });
+
+  it('reads them from their bytes with CRLF line ends too', () => {
+    const deltas = readTextDeltas(byteReader(), encoder.encode(streams['the bench stream with CRLF line ends'] as string), 1500);
     expect(deltas.slice(1)).toEqual(deltas.slice(1).map(() => 'span'));
     expect(deltas.length).toBeGreaterThan(10);
   });

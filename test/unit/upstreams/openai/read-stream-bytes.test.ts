@@ -30,6 +30,9 @@ const streams: Record<string, string | Uint8Array> = {
   'comments, ids and named events between chunks': chunk({ content: 'a' }) + ': keep-alive\n\n' + chunk({ content: 'b' }) + 'id: 4\n' + chunk({ content: 'c' }) + 'event: message\n' + chunk({ content: 'd' }) + chunk({ content: 'e' }) + finish() + 'data: [DONE]\n\n',
   'data: without its space, and one event in two data lines': chunk({ content: 'a' }) + chunk({ content: 'b' }).replace('data: ', 'data:') + 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m",\ndata: "choices":[{"index":0,"delta":{"content":"c"},"finish_reason":null}]}\n\n' + chunk({ content: 'd' }) + finish() + 'data: [DONE]\n\n',
   'CRLF from the middle on': chunk({ content: 'a' }) + chunk({ content: 'b' }) + (chunk({ content: 'c' }) + chunk({ content: 'd' }) + finish() + 'data: [DONE]\n\n').replaceAll('\n', '\r\n'),
+  'the bench stream with CRLF line ends': readFileSync(fileURLToPath(new URL('../../../../bench/upstream/openai-stream.sse', import.meta.url)), 'utf8').replaceAll('\n', '\r\n'),
+  'LF and CRLF line ends mixed': chunk({ content: 'a' }) + chunk({ content: 'b' }).replace('\n\n', '\r\n\n') + chunk({ content: 'c' }).replace('\n\n', '\n\r\n') + 'event: message\r\n' + chunk({ content: 'd' }) + chunk({ content: 'e' }).replaceAll('\n', '\r\n') + finish() + 'data: [DONE]\n\n',
+  'CR line ends from the middle on': chunk({ content: 'a' }) + chunk({ content: 'b' }) + chunk({ content: 'c' }).replaceAll('\n', '\r') + chunk({ content: 'd' }) + finish() + 'data: [DONE]\n\n',
   'reasoning of every kind, then text': chunk({ role: 'assistant', content: '' }) + texts.map((t) => chunk({ reasoning_content: t, content: null })).join('') + texts.map((t) => chunk({ content: t })).join('') + finish() + usage + 'data: [DONE]\n\n',
   'reasoning under `reasoning`, text, reasoning again': texts.map((t) => chunk({ reasoning: t })).join('') + chunk({ content: 'a' }) + chunk({ content: 'b' }) + chunk({ content: 'c' }) + chunk({ reasoning: 'x' }) + chunk({ reasoning: 'y' }) + chunk({ reasoning: 'z' }) + finish() + 'data: [DONE]\n\n',
   'reasoning, then text, then <think> never': chunk({ reasoning_content: 'Let me' }) + chunk({ reasoning_content: ' think' }) + chunk({ content: 'Hi' }) + chunk({ content: ' there' }) + finish() + 'data: [DONE]\n\n',
@@ -54,6 +57,12 @@ describe('the OpenAI stream read from its bytes', () => {
   it('reads most text chunks from their bytes, and sends their text on undecoded', () => {
     const deltas = readTextDeltas(byteReader(), encoder.encode(streams['the bench stream'] as string), 1500);
     // All but the first text chunk (whose template is learned from it).
+    expect(deltas.slice(1)).toEqual(deltas.slice(1).map(() => 'span'));
+    expect(deltas.length).toBeGreaterThan(20);
+  });
+
+  it('reads them from their bytes with CRLF line ends too (as Google and some hosts send)', () => {
+    const deltas = readTextDeltas(byteReader(), encoder.encode(streams['the bench stream with CRLF line ends'] as string), 1500);
     expect(deltas.slice(1)).toEqual(deltas.slice(1).map(() => 'span'));
     expect(deltas.length).toBeGreaterThan(20);
   });
