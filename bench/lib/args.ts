@@ -31,8 +31,9 @@ export const USAGE = `usage: node --import tsx bench/run.ts [options]
   --connections 8,64            connection counts; latency is read at the lowest, req/s at the highest
   --scenarios a,b               subset of: openai-list, claude-anthropic-json, claude-anthropic-sse,
                                 gemini-gemini-sse, claude-openai-json, claude-openai-sse,
-                                gemini-anthropic-json, gemini-anthropic-sse (the default: all of
-                                these), claude-anthropic-large, claude-openai-large
+                                claude-gemini-sse, gemini-anthropic-json, gemini-anthropic-sse
+                                (the default: all of these), claude-anthropic-large,
+                                claude-openai-large
   --large                       also the large-prompt scenarios (a ~100K-token, ~400 KB request;
                                 no targets; they raise the run's peak RSS)
   --ttfb 50                     sequential requests per target for time to first byte (0 to skip)

@@ -75,6 +75,13 @@ export const SCENARIOS: Scenario[] = [
     drip: { gatewayPath: '/api/anthropic/v1/messages', upstreamPath: '/drip/openai/v1/chat/completions', model: 'bench.oss-drip' },
   },
   {
+    name: 'claude-gemini-sse', label: 'Claude → Gemini SSE (transl.)', kind: 'translated', stream: true, method: 'POST',
+    gatewayPath: '/api/anthropic/v1/messages', upstreamPath: `/gemini-sse/${GEMINI_UP}:streamGenerateContent?alt=sse`,
+    // Compared with the Gemini passthrough of the same upstream answer.
+    clientFormat: 'anthropic-sse', upstreamFormat: 'gemini-sse', body: 'claude-gemini-sse.json', passthroughRef: 'gemini-gemini-sse',
+    drip: { gatewayPath: '/api/anthropic/v1/messages', upstreamPath: `/drip/gemini/${GEMINI_UP}:streamGenerateContent?alt=sse`, model: 'bench.gemini-drip' },
+  },
+  {
     name: 'gemini-anthropic-json', label: 'Gemini → Anthropic JSON (transl.)', kind: 'translated', stream: false, method: 'POST',
     gatewayPath: '/api/gemini/v1beta/models/bench.claude-json:generateContent', upstreamPath: '/anthropic-json/v1/messages',
     // No Gemini JSON passthrough is measured: the JSON passthrough of the same upstream answer is.

@@ -99,6 +99,15 @@ export class JsonTemplate<T> {
     return quote >= 0 && tail.isAt(view, bytes, quote, limit) ? quote : -1;
   }
 
+  /** The JSON text before the varying string's body, and after it (from its closing quote on). */
+  get before(): string {
+    return this.#before;
+  }
+
+  get after(): string {
+    return this.#after;
+  }
+
   get headLength(): number {
     return (this.#head ??= new ByteMark(this.#before)).length;
   }
@@ -112,12 +121,13 @@ export class JsonTemplate<T> {
  * A template's end as UTF-8, compared four bytes at a time: the ends of an OpenAI chunk are
  * ~250 bytes, and byte by byte that was the largest cost of reading a chunk from its bytes.
  */
-class ByteMark {
+export class ByteMark {
   readonly bytes: Uint8Array;
   readonly #words: Int32Array;
 
-  constructor(text: string) {
-    const bytes = (this.bytes = encoder.encode(text));
+  /** `text` as UTF-8, or those bytes already. */
+  constructor(text: string | Uint8Array) {
+    const bytes = (this.bytes = typeof text === 'string' ? encoder.encode(text) : text);
     // By hand, not through a DataView: on Bun a view of a new array copies it first.
     this.#words = new Int32Array(bytes.length >> 2);
     for (let i = 0; i < this.#words.length; i++) {

@@ -283,7 +283,7 @@ export function findEventValue(bytes: Uint8Array, from: number, limit: number): 
  * Where the value of the `data:` line starting at `from` starts (past the one space a parser
  * drops), or -1 when no `data:` field starts there.
  */
-function findDataValue(bytes: Uint8Array, from: number, limit: number): number {
+export function findDataValue(bytes: Uint8Array, from: number, limit: number): number {
   return findFieldValue(bytes, from, limit, DATA);
 }
 

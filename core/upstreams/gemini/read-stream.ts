@@ -1,8 +1,10 @@
 /** @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent */
 import { GatewayError } from '../../errors.ts';
-import { createSseReader, type SseMessage } from '../../http/sse-read.ts';
-import { pipeStages, type Stage, stageStream } from '../../http/stage.ts';
-import type { StreamEvent, Usage } from '../../ir.ts';
+import { JsonTextSpan } from '../../http/json-text-span.ts';
+import { createSseByteReader, findDataValue, readEventEnd, type SseMessageReader } from '../../http/sse-read-bytes.ts';
+import { stageStream } from '../../http/stage.ts';
+import { SpanTextDelta, type StreamEvent, type Usage } from '../../ir.ts';
+import { GeminiChunkTemplate } from './chunk-template.ts';
 import { mapGeminiFinishReason } from './map-finish-reason.ts';
 import { readGeminiErrorDetail, type GeminiErrorContext } from './read-error.ts';
 import { readGeminiUsage } from './read-usage.ts';
@@ -24,15 +26,28 @@ interface OpenBlock {
  * Gemini SSE bytes → StreamEvents. Every `data:` line is a whole GenerateContentResponse holding
  * only new parts; parts become blocks with our own running index (consecutive text parts share
  * a block, every functionCall is a block of its own, pitfall 13). usageMetadata repeats with
- * running totals, so the last one wins, and the finish waits for the end of the stream.
+ * running totals, so the last one wins, and the finish waits for the end of the stream. Most
+ * text chunks are read from their bytes (see `takeEvent`).
  */
 export function readGeminiStream(opts: GeminiStreamOptions): TransformStream<Uint8Array, StreamEvent> {
-  return stageStream(pipeStages(createSseReader(), createGeminiChunkReader(opts)));
+  return stageStream(createSseByteReader(createGeminiMessageReader(opts)));
 }
 
-/** Gemini SSE messages → StreamEvents as a synchronous stage. */
-function createGeminiChunkReader(opts: GeminiStreamOptions): Stage<SseMessage, StreamEvent> {
+/** Templates learned in a row without one chunk read through them, after which none are learned. */
+const MAX_UNUSED_TEMPLATES = 3;
+
+/**
+ * Gemini SSE messages → StreamEvents as a synchronous stage. A text chunk that repeats the last
+ * one learned but for its text and its usage counts is read from its bytes without JSON.parse
+ * (see GeminiChunkTemplate): its text goes on undecoded, and the usage of the last such chunk is
+ * parsed only when a later chunk or the end needs it.
+ */
+export function createGeminiMessageReader(opts: GeminiStreamOptions): SseMessageReader<StreamEvent> {
   let emit: (event: StreamEvent) => void = () => {};
+  let template: GeminiChunkTemplate | undefined;
+  let unusedTemplates = 0;
+  /** The JSON after the text of the last chunk read through the template, until its usage is read. */
+  let pendingTail: Uint8Array | undefined;
   let started = false;
   let ended = false;
   let sawCandidate = false;
@@ -97,6 +112,24 @@ function createGeminiChunkReader(opts: GeminiStreamOptions): Stage<SseMessage, S
     }
   };
 
+  /** A text chunk read through the template: what `readPart` does with its one part. */
+  const readSpan = (span: JsonTextSpan, thought: boolean) => {
+    if (span.byteLength === 0) {
+      // An empty text is no delta; an empty thought still opens (or continues) its block.
+      if (thought) continueOr('reasoning', undefined);
+      return;
+    }
+    const block = continueOr(thought ? 'reasoning' : 'text', undefined);
+    emit(thought ? { type: 'reasoning-delta', index: block.index, text: span.text(), span } : new SpanTextDelta(block.index, span));
+  };
+  /** The usage of the last chunk read through the template, before anything reads on. */
+  const settleTail = () => {
+    if (!pendingTail) return;
+    const chunk = template!.readTail(pendingTail);
+    pendingTail = undefined;
+    if (chunk.usageMetadata) usage = chunk.usageMetadata;
+  };
+
   const readChunk = (chunk: GeminiGenerateContentResponse) => {
     if (chunk.error) return fail(readGeminiErrorDetail(chunk.error, opts));
     if (!started) {
@@ -114,20 +147,42 @@ function createGeminiChunkReader(opts: GeminiStreamOptions): Stage<SseMessage, S
   };
 
   return {
+    takes: () => template !== undefined && !ended,
+    takeEvent(bytes, from, limit, out) {
+      const at = findDataValue(bytes, from, limit);
+      const chunk = template!;
+      const quote = at < 0 ? -1 : chunk.match(bytes, at, limit);
+      const end = quote < 0 ? -1 : readEventEnd(bytes, chunk.end, limit);
+      if (end < 0) return -1;
+      emit = out;
+      unusedTemplates = 0;
+      pendingTail = bytes.subarray(quote, chunk.end);
+      readSpan(new JsonTextSpan(bytes, at + chunk.headLength, quote), chunk.thought);
+      return end;
+    },
     push(message, out) {
       emit = out;
       if (ended) return;
+      settleTail();
       let chunk: unknown;
       try {
         chunk = JSON.parse(message.data);
       } catch (err) {
         return fail(new GatewayError('upstream', `Upstream "${opts.provider}" sent a stream chunk that is not JSON`, { cause: err }));
       }
-      if (typeof chunk === 'object' && chunk !== null) readChunk(chunk as GeminiGenerateContentResponse);
+      if (typeof chunk !== 'object' || chunk === null) return;
+      readChunk(chunk as GeminiGenerateContentResponse);
+      if (ended || !started || unusedTemplates >= MAX_UNUSED_TEMPLATES) return;
+      const learned = GeminiChunkTemplate.learn(message.data, chunk as GeminiGenerateContentResponse);
+      if (learned) {
+        template = learned;
+        unusedTemplates++;
+      }
     },
     end(out) {
       emit = out;
       if (ended) return;
+      settleTail();
       if (!started) return fail(new GatewayError('upstream', `Upstream "${opts.provider}" ended the stream without sending anything`));
       close();
       const reason = blockReason && !sawCandidate ? 'content-filter' : mapGeminiFinishReason(finishReason, calls > 0);

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../../core/ir.ts';
 import { readGeminiStream } from '../../../../core/upstreams/gemini/read-stream.ts';
-import { collect, errorView, fromArray, loadFixture, readInPieces } from '../../../helpers/streams.ts';
+import { collect, errorView, fromArray, loadFixture, plainEvents, readInPieces } from '../../../helpers/streams.ts';
 
 /** Runs a fixture through the reader in small pieces; errors are reduced to comparable fields. */
 async function read(fixture: string, size = 7): Promise<unknown[]> {
   const events = await readInPieces(loadFixture(`gemini/${fixture}`), size, readGeminiStream({ provider: 'google', model: 'gemini-fallback' }));
-  return events.map((e: StreamEvent) => (e.type === 'error' ? { type: 'error', ...errorView(e.error) } : e));
+  return plainEvents(events).map((e: StreamEvent) => (e.type === 'error' ? { type: 'error', ...errorView(e.error) } : e));
 }
 
-function readText(text: string): Promise<unknown[]> {
+async function readText(text: string): Promise<unknown[]> {
   const stream = fromArray([new TextEncoder().encode(text)]).pipeThrough(readGeminiStream({ provider: 'google', model: 'gemini-fallback' }));
-  return collect(stream);
+  return plainEvents(await collect(stream));
 }
 
 describe('readGeminiStream', () => {
