@@ -167,16 +167,17 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
    */
   #findEnd(bytes: Uint8Array, from: number, limit: number): number {
     this.#split = -1;
-    return this.#scan(bytes, from, limit, IN_LINE, 0);
+    return this.#scan(bytes, from, limit, IN_LINE);
   }
 
   /**
-   * The line structure from `from` on, starting in `state` with `lines` line ends seen: past the
-   * blank line, or -1 with `#state` kept for the bytes still to come, or -2. Notes the first
-   * line's end, the second's start and the last one's end (`#split`, `#second`, `#last`).
+   * The line structure from `from` on, starting in `state`: past the blank line, or -1 with
+   * `#state` kept for the bytes still to come, or -2. From an event's start, notes its first
+   * line's end, its second line's start and its last line's end (`#split`, `#second`, `#last`).
    */
-  #scan(bytes: Uint8Array, from: number, limit: number, state: number, lines: number): number {
+  #scan(bytes: Uint8Array, from: number, limit: number, state: number): number {
     let lineEnd = -1;
+    let lines = 0;
     for (let i = from; i < limit; i++) {
       const c = bytes[i];
       if (state === IN_LINE) {
@@ -196,7 +197,7 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
       } else if (c === CR) {
         state = CR_AT_START;
       } else {
-        // A line starts: the one before it has ended.
+        // A line starts after the first.
         lines++;
         if (lines === 1) {
           this.#split = lineEnd;
@@ -222,7 +223,7 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
    * lines are counted anew.
    */
   #endOfHeld(chunk: Uint8Array): number {
-    return this.#scan(chunk, 0, chunk.length, this.#state, 0);
+    return this.#scan(chunk, 0, chunk.length, this.#state);
   }
 
   #hold(bytes: Uint8Array): void {
