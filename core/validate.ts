@@ -38,6 +38,16 @@ export function jsonObject(message: string) {
 }
 
 /**
+ * `schema`, an object schema, refusing an array. valibot's object schemas take an array for an
+ * object (`[]` is read as `{}`, `[{"a":1}]` as `{"0":{"a":1}}`), which an object whose fields are
+ * all optional would then pass on. Not for a variant's options, which must stay object schemas
+ * (an array has no discriminator, so they refuse it already), nor needed where a field is required.
+ */
+export function notArray<TSchema extends v.GenericSchema>(schema: TSchema, message = 'must be an object') {
+  return v.pipe(v.custom<v.InferInput<TSchema>>((x) => !Array.isArray(x), message), schema);
+}
+
+/**
  * Validates a parsed body; a failure is a 400 naming the first offending fields. A body the
  * schema's compiled check passes is its own output (no copy of every object in it); anything
  * else, and every failure with its messages, is valibot's.

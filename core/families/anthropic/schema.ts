@@ -1,7 +1,7 @@
 /** @see https://platform.claude.com/docs/en/api/messages */
 import * as v from 'valibot';
 import { indexedVariant } from '../../indexed-variant.ts';
-import { jsonObject, parseWith } from '../../validate.ts';
+import { jsonObject, notArray, parseWith } from '../../validate.ts';
 
 /*
  * Request schemas for the Claude-style front door. Objects are loose: fields this file does not
@@ -19,6 +19,11 @@ const JsonObject = jsonObject('must be a JSON object');
 /** A loose object whose missing fields read "is required" rather than valibot's key-issue text. */
 function obj<const TEntries extends v.ObjectEntries>(entries: TEntries) {
   return v.looseObject(entries, (issue) => (issue.expected === 'Object' ? 'must be an object' : 'is required'));
+}
+
+/** `obj` for an object whose fields are all optional, outside a variant: an array is refused, not read as `{}`. */
+function optionsObj<const TEntries extends v.ObjectEntries>(entries: TEntries) {
+  return notArray(obj(entries));
 }
 
 /** `string | Block[]` without a union, so a bad block is reported alone, not next to "must be a string". */
@@ -74,7 +79,7 @@ export const AnthropicDocumentBlock = obj({
   source: DocumentSource,
   title: v.nullish(Str),
   context: v.nullish(Str),
-  citations: v.nullish(obj({ enabled: v.optional(Bool) })),
+  citations: v.nullish(optionsObj({ enabled: v.optional(Bool) })),
   cache_control: Cache,
 });
 
@@ -190,7 +195,7 @@ export const AnthropicThinking = indexedVariant(v.variant(
 
 const JsonSchemaFormat = obj({ type: v.literal('json_schema', 'must be "json_schema"'), schema: JsonObject });
 
-export const AnthropicOutputConfig = obj({
+export const AnthropicOutputConfig = optionsObj({
   effort: v.nullish(v.picklist(['low', 'medium', 'high', 'xhigh', 'max'], 'must be "low", "medium", "high", "xhigh" or "max"')),
   format: v.nullish(JsonSchemaFormat),
 });
@@ -218,7 +223,7 @@ export const MessagesRequest = obj({
   temperature: v.optional(Num),
   top_p: v.optional(Num),
   top_k: v.optional(NonNegInt),
-  metadata: v.optional(obj({ user_id: v.nullish(Str) })),
+  metadata: v.optional(optionsObj({ user_id: v.nullish(Str) })),
 });
 
 /**

@@ -1,6 +1,6 @@
 /** @see https://ai.google.dev/api/generate-content#request-body */
 import * as v from 'valibot';
-import { jsonObject, parseWith } from '../../validate.ts';
+import { jsonObject, notArray, parseWith } from '../../validate.ts';
 
 /**
  * Request schemas of the Gemini-style front door. Objects are loose: newer SDKs add top-level
@@ -15,13 +15,16 @@ const Obj = jsonObject('must be a JSON object');
 const upper = <const T extends readonly string[]>(values: T, message: string) =>
   v.pipe(v.string(), v.toUpperCase(), v.picklist(values, message));
 
+/** A loose object whose fields are all optional: an array is refused, not read as `{}`. */
+const optionsObj = <const TEntries extends v.ObjectEntries>(entries: TEntries) => notArray(v.looseObject(entries));
+
 const Blob = v.looseObject({ mimeType: Str, data: Str });
 const FileData = v.looseObject({ mimeType: v.optional(Str), fileUri: Str, displayName: v.optional(Str) });
 
 const FunctionCall = v.looseObject({ id: v.optional(Str), name: Str, args: v.optional(Obj) });
 
 /** Media parts a function may return alongside its JSON (Gemini 3). */
-const FunctionResponsePart = v.looseObject({ inlineData: v.optional(Blob), fileData: v.optional(FileData) });
+const FunctionResponsePart = optionsObj({ inlineData: v.optional(Blob), fileData: v.optional(FileData) });
 
 const FunctionResponse = v.looseObject({
   id: v.optional(Str),
@@ -31,14 +34,14 @@ const FunctionResponse = v.looseObject({
   willContinue: v.optional(v.boolean()),
 });
 
-export const GeminiPart = v.looseObject({
+export const GeminiPart = optionsObj({
   text: v.optional(Str),
   inlineData: v.optional(Blob),
   fileData: v.optional(FileData),
   functionCall: v.optional(FunctionCall),
   functionResponse: v.optional(FunctionResponse),
   executableCode: v.optional(v.looseObject({ language: v.optional(Str), code: Str })),
-  codeExecutionResult: v.optional(v.looseObject({ outcome: v.optional(Str), output: v.optional(Str) })),
+  codeExecutionResult: v.optional(optionsObj({ outcome: v.optional(Str), output: v.optional(Str) })),
   thought: v.optional(v.boolean()),
   thoughtSignature: v.optional(Str),
 });
@@ -62,18 +65,18 @@ const FunctionDeclaration = v.looseObject({
 });
 
 /** One tool object holds one kind: declarations or a built-in (`googleSearch`, `codeExecution`, …). */
-const Tool = v.looseObject({ functionDeclarations: v.optional(v.array(FunctionDeclaration)) });
+const Tool = optionsObj({ functionDeclarations: v.optional(v.array(FunctionDeclaration)) });
 
-const ToolConfig = v.looseObject({
+const ToolConfig = optionsObj({
   functionCallingConfig: v.optional(
-    v.looseObject({
+    optionsObj({
       mode: v.optional(upper(['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED'], 'must be AUTO, ANY, NONE or VALIDATED')),
       allowedFunctionNames: v.optional(v.array(Str)),
     }),
   ),
 });
 
-const ThinkingConfig = v.looseObject({
+const ThinkingConfig = optionsObj({
   thinkingBudget: v.optional(v.pipe(Int, v.minValue(-1, 'must be -1, 0 or a positive token count'))),
   includeThoughts: v.optional(v.boolean()),
   thinkingLevel: v.optional(
@@ -81,7 +84,7 @@ const ThinkingConfig = v.looseObject({
   ),
 });
 
-const GenerationConfig = v.looseObject({
+const GenerationConfigEntries = {
   temperature: v.optional(v.number()),
   topP: v.optional(v.number()),
   topK: v.optional(v.number()),
@@ -98,7 +101,8 @@ const GenerationConfig = v.looseObject({
   responseLogprobs: v.optional(v.boolean()),
   logprobs: v.optional(Int),
   thinkingConfig: v.optional(ThinkingConfig),
-});
+};
+const GenerationConfig = optionsObj(GenerationConfigEntries);
 
 const SafetySetting = v.looseObject({ category: Str, threshold: Str });
 
@@ -124,7 +128,7 @@ export const GeminiGenerateContentRequest = v.looseObject({
  */
 export const GeminiGenerateContentHead = v.object({
   // Objects, not loose ones: a head is read, not forwarded, so the body's other fields are not copied.
-  generationConfig: v.optional(v.object({ maxOutputTokens: GenerationConfig.entries.maxOutputTokens })),
+  generationConfig: v.optional(notArray(v.object({ maxOutputTokens: GenerationConfigEntries.maxOutputTokens }))),
 });
 
 /**

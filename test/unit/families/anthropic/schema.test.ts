@@ -27,6 +27,18 @@ describe('MessagesRequest', () => {
     expect(failure(MessagesRequest, array)).toEqual({ message: 'messages.0.content.0.input: must be a JSON object', param: 'messages.0.content.0.input' });
   });
 
+  it('refuses an array where an object of optional fields goes, naming the field (valibot read [] as {})', () => {
+    const block = { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } };
+    for (const [body, param] of [
+      [{ ...base, messages: [{ role: 'user', content: 'Hi' }], metadata: [] }, 'metadata'],
+      [{ ...base, messages: [{ role: 'user', content: 'Hi' }], output_config: [{ effort: 'low' }] }, 'output_config'],
+      [{ ...base, messages: [{ role: 'user', content: [{ ...block, citations: [] }] }] }, 'messages.0.content.0.citations'],
+    ] as const) {
+      expect(failure(MessagesRequest, body)).toEqual({ message: `${param}: must be an object`, param });
+    }
+    expect(parseWith(MessagesRequest, { ...base, messages: [{ role: 'user', content: 'Hi' }], metadata: { user_id: 'u' } }).metadata).toEqual({ user_id: 'u' });
+  });
+
   it('accepts a full request and keeps fields it does not name', () => {
     const input = {
       ...base,

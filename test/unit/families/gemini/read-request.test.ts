@@ -43,6 +43,18 @@ describe('readGeminiRequest', () => {
     });
   });
 
+  it('refuses an array where an object of optional fields goes, naming the field (valibot read [] as {})', () => {
+    for (const [body, param] of [
+      [{ contents: hi, generationConfig: [] }, 'generationConfig'],
+      [{ contents: hi, generationConfig: { thinkingConfig: [{ thinkingBudget: 0 }] } }, 'generationConfig.thinkingConfig'],
+      [{ contents: [{ role: 'user', parts: [[{ text: 'Hi' }]] }] }, 'contents.0.parts.0'],
+      [{ contents: hi, tools: [[]] }, 'tools.0'],
+      [{ contents: hi, toolConfig: { functionCallingConfig: [] } }, 'toolConfig.functionCallingConfig'],
+    ] as const) {
+      expect(refusal(body)).toEqual({ status: 400, param, message: `${param}: must be an object` });
+    }
+  });
+
   it('reads a request with every part kind, tools, tool config and generation config', () => {
     const warnings: string[] = [];
     const ir = read(loadJsonFixture('gemini/family-request-all-parts.json'), warnings);
