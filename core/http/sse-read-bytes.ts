@@ -1,7 +1,7 @@
 import { joinBytes } from './join-bytes.ts';
 import type { JsonTemplate } from './json-template.ts';
 import { JsonTextSpan } from './json-text-span.ts';
-import { createSseReader, type SseMessage } from './sse-read.ts';
+import { createSseReader, eventTooLarge, MAX_SSE_EVENT_BYTES, type SseMessage } from './sse-read.ts';
 import { pipeStages, type Stage } from './stage.ts';
 
 const LF = 0x0a;
@@ -41,8 +41,8 @@ export interface SseMessageReader<O> extends Stage<SseMessage, O> {
  * in LF or CRLF (Google's streams use CRLF): from the first CR that is not followed by an LF on,
  * the rest of the stream goes through the parser as it comes.
  */
-export function createSseByteReader<O>(reader: SseMessageReader<O>): Stage<Uint8Array, O> {
-  return new SseByteReader(reader);
+export function createSseByteReader<O>(reader: SseMessageReader<O>, maxEvent = MAX_SSE_EVENT_BYTES): Stage<Uint8Array, O> {
+  return new SseByteReader(reader, maxEvent);
 }
 
 class SseByteReader<O> implements Stage<Uint8Array, O> {
@@ -66,12 +66,16 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
    */
   #skipLF = false;
 
-  constructor(reader: SseMessageReader<O>) {
+  /** The most of one event held before the stream is refused (MAX_SSE_EVENT_BYTES). */
+  readonly #maxEvent: number;
+
+  constructor(reader: SseMessageReader<O>, maxEvent: number) {
     this.#reader = reader;
+    this.#maxEvent = maxEvent;
   }
 
   get #parsed(): Stage<Uint8Array, O> {
-    return (this.#parsedStage ??= pipeStages(createSseReader(), this.#reader));
+    return (this.#parsedStage ??= pipeStages(createSseReader(this.#maxEvent), this.#reader));
   }
 
   get stopped(): boolean {
@@ -229,6 +233,7 @@ class SseByteReader<O> implements Stage<Uint8Array, O> {
   #hold(bytes: Uint8Array): void {
     this.#held.push(bytes);
     this.#heldSize += bytes.length;
+    if (this.#heldSize > this.#maxEvent) throw eventTooLarge(this.#maxEvent);
   }
 }
 

@@ -1,4 +1,5 @@
 import { createParser } from 'eventsource-parser';
+import { GatewayError } from '../errors.ts';
 import type { Stage } from './stage.ts';
 import { createUtf8StreamDecoder } from './utf8-stream.ts';
 
@@ -9,16 +10,35 @@ export interface SseMessage {
 }
 
 /**
+ * The most of one event a reader holds before it refuses the stream, in bytes (or characters, in
+ * the parser). No model's event comes near it (a Gemini image part is a few MB of base64), but
+ * an upstream that never ends an event would otherwise have it held until memory ran out.
+ */
+export const MAX_SSE_EVENT_BYTES = 64 * 1024 * 1024;
+
+/** Thrown by a reader (a stage) mid-stream: the client gets its family's error frame. */
+export function eventTooLarge(limit: number): GatewayError {
+  const size = limit % 1048576 === 0 ? `${limit / 1048576} MiB` : `${limit} bytes`;
+  return new GatewayError('upstream', `Upstream sent a stream event over ${size}; the stream was cut there`);
+}
+
+/**
  * Bytes → SSE messages (any of LF, CRLF, CR line endings; comments skipped) as a synchronous
  * stage, one new instance per stream, fused with the upstream reader after it. Messages are
- * emitted as soon as their blank line arrives: nothing is batched.
+ * emitted as soon as their blank line arrives: nothing is batched. An event held past
+ * `maxEvent` characters fails the stream (`eventTooLarge`).
  */
-export function createSseReader(): Stage<Uint8Array, SseMessage> {
+export function createSseReader(maxEvent = MAX_SSE_EVENT_BYTES): Stage<Uint8Array, SseMessage> {
   const decoder = createUtf8StreamDecoder();
   let sink: (message: SseMessage) => void = () => {};
   const parser = createParser({
     onEvent(message) {
       sink(message.event ? { event: message.event, data: message.data } : { data: message.data });
+    },
+    maxBufferSize: maxEvent,
+    onError(error) {
+      // Unknown fields and bad `retry` values are the parser's notes, not failures.
+      if (error.type === 'max-buffer-size-exceeded') throw eventTooLarge(maxEvent);
     },
   });
   // The text fed so far ended inside a line, whose start the parser holds.

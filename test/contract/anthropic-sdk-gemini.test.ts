@@ -449,4 +449,25 @@ describe.each(SDKS)('%s against a Gemini model', (_name, Client) => {
     expect(err.constructor.name).toBe('APIError');
     expect(err.message).toContain('overloaded_error');
   });
+
+  it('an upstream event that never ends is cut past 64 MiB: an error from the stream, the upstream call cancelled', async () => {
+    const aborts = gemini.aborts;
+    gemini.reply(() => ({ chunks: endlessEvent(), paced: true }));
+    const stream = client().messages.stream({ model: FLASH, max_tokens: 100, messages: [{ role: 'user', content: 'Tell me a story' }] });
+    const texts: string[] = [];
+    stream.on('text', (t) => texts.push(t));
+    const err = (await stream.finalMessage().catch((e: unknown) => e)) as Error;
+    expect(texts).toEqual(['Once upon']);
+    expect(err.constructor.name).toBe('APIError');
+    expect(err.message).toContain('Upstream sent a stream event over 64 MiB');
+    await gemini.waitForAborts(aborts + 1, 5000);
+  }, 30_000);
 });
+
+/** A Gemini stream whose second event never ends: 1 MiB pieces of one text, up to 80 MiB. */
+function* endlessEvent(): Generator<string> {
+  yield 'data: {"candidates":[{"content":{"parts":[{"text":"Once upon"}],"role":"model"},"index":0}],"modelVersion":"gemini-2.5-flash","responseId":"r1"}\r\n\r\n';
+  yield 'data: {"candidates":[{"content":{"parts":[{"text":"';
+  const piece = 'x'.repeat(1024 * 1024);
+  for (let i = 0; i < 80; i++) yield piece;
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSseReader, type SseMessage } from '../../../core/http/sse-read.ts';
+import { createSseByteReader, type SseMessageReader } from '../../../core/http/sse-read-bytes.ts';
+import { createSseReader, MAX_SSE_EVENT_BYTES, type SseMessage } from '../../../core/http/sse-read.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -60,3 +61,34 @@ describe('createSseReader and U+FEFF', () => {
     expect(readAll([bytes.subarray(0, at), bytes.subarray(at)])).toEqual(readAll([bytes]));
   });
 });
+
+describe('an event that never ends', () => {
+  const big = (n: number) => encode(`data: {"t":"${'x'.repeat(n)}`);
+  const messageReader = (): SseMessageReader<SseMessage> => ({ takes: () => false, takeEvent: () => -1, push: (m, emit) => emit(m), end: () => {} });
+
+  it('fails the stream once the parser holds more of it than its limit, and not before', () => {
+    const reader = createSseReader(1000);
+    const out: SseMessage[] = [];
+    reader.push(encode(`data: ${'y'.repeat(900)}\n\n`), (m) => out.push(m));
+    expect(out).toHaveLength(1);
+    expect(() => reader.push(big(2000), () => {})).toThrow('Upstream sent a stream event over 1000 bytes; the stream was cut there');
+    expect(MAX_SSE_EVENT_BYTES).toBe(64 * 1024 * 1024);
+  });
+
+  it('fails the stream once the byte cutter holds more of it than its limit, and after a CR sent the rest to the parser', () => {
+    const cutter = createSseByteReader(messageReader(), 1000);
+    const out: SseMessage[] = [];
+    cutter.push(encode(`data: ${'y'.repeat(900)}\n\n`), (m) => out.push(m));
+    cutter.push(big(500), () => {});
+    expect(out).toHaveLength(1);
+    expect(() => cutter.push(big(600), () => {})).toThrow(isGatewayErrorWith('Upstream sent a stream event over 1000 bytes; the stream was cut there'));
+    const parsed = createSseByteReader(messageReader(), 1000);
+    parsed.push(encode('data: {"cr":1}\r\r'), () => {});
+    expect(() => parsed.push(big(2000), () => {})).toThrow('over 1000 bytes');
+  });
+});
+
+/** A matcher for a GatewayError of kind 'upstream' (a 502 before the stream starts, the family's error frame after). */
+function isGatewayErrorWith(message: string) {
+  return expect.objectContaining({ kind: 'upstream', message });
+}
