@@ -1,4 +1,5 @@
 /** @see https://docs.aws.amazon.com/transcribe/latest/dg/streaming-setting-up.html#streaming-event-encoding */
+import { joinBytes } from '../../http/join-bytes.ts';
 
 export type EventStreamHeaderValue = string | number | boolean | Uint8Array;
 
@@ -23,34 +24,55 @@ const MAX_FRAME = 24 * 1024 * 1024;
  * the input is refused, which cancels the upstream body.
  */
 export function readEventStream(): TransformStream<Uint8Array, EventStreamFrame> {
-  let pending = new Uint8Array(0);
+  // The start of a frame not yet whole: pieces joined once the frame is (a large frame arrives in
+  // many reads, and joining at each read would copy it over and over).
+  let pending: Uint8Array[] = [];
+  let pendingSize = 0;
+  /** The length the pending frame declares, once its first four bytes are in; else 0. */
+  let pendingTotal = 0;
   let failed = false;
   return new TransformStream<Uint8Array, EventStreamFrame>({
     transform(chunk, controller) {
       if (failed) return;
-      const buf = pending.length ? concat(pending, chunk) : chunk;
+      let buf = chunk;
+      if (pendingSize > 0) {
+        pending.push(chunk);
+        pendingSize += chunk.length;
+        if (pendingSize < pendingTotal) return;
+        buf = joinBytes(pending, pendingSize);
+        pending = [];
+        pendingSize = 0;
+      }
       let offset = 0;
+      pendingTotal = 0;
       while (buf.length - offset >= 4) {
         const view = new DataView(buf.buffer, buf.byteOffset + offset, buf.length - offset);
         const total = view.getUint32(0, false);
         if (total < MIN_FRAME || total > MAX_FRAME) return fail(controller, `a frame declares an impossible length (${total} bytes)`);
-        if (buf.length - offset < total) break;
+        if (buf.length - offset < total) {
+          pendingTotal = total;
+          break;
+        }
         const frame = decodeFrame(buf.subarray(offset, offset + total));
         if (typeof frame === 'string') return fail(controller, frame);
         controller.enqueue(frame);
         offset += total;
       }
-      // Copy the tail so the (possibly large) chunk it came from can be collected.
-      pending = buf.slice(offset);
+      if (offset < buf.length) {
+        // Copied so the (possibly large) chunk the tail came from can be collected.
+        pending = [buf.slice(offset)];
+        pendingSize = buf.length - offset;
+      }
     },
     flush(controller) {
-      if (!failed && pending.length) fail(controller, `the stream ended inside a frame (${pending.length} bytes left)`);
+      if (!failed && pendingSize) fail(controller, `the stream ended inside a frame (${pendingSize} bytes left)`);
     },
   });
 
   function fail(controller: TransformStreamDefaultController<EventStreamFrame>, detail: string): void {
     failed = true;
-    pending = new Uint8Array(0);
+    pending = [];
+    pendingSize = 0;
     controller.enqueue(errorFrame(`Bedrock sent a malformed event stream: ${detail}`));
     controller.terminate();
   }
@@ -114,12 +136,6 @@ function decodeHeaders(bytes: Uint8Array): Record<string, EventStreamHeaderValue
   return headers;
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-}
 
 function hex(bytes: Uint8Array): string {
   let out = '';

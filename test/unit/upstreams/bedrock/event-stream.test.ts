@@ -33,6 +33,14 @@ describe('readEventStream', () => {
     expect(await decode(splitAt(all, cut))).toEqual(await decode([start, delta, start]));
   });
 
+  it('decodes a frame of several MiB arriving in small reads, joined once it is whole', async () => {
+    const big = eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'x'.repeat(6 * 1024 * 1024) } });
+    const all = concatBytes(start, big, delta);
+    const pieces: Uint8Array[] = [];
+    for (let at = 0; at < all.length; at += 16 * 1024) pieces.push(all.slice(at, at + 16 * 1024));
+    expect(await decode(pieces)).toEqual(await decode([start, big, delta]));
+  });
+
   it('decodes byte-by-byte delivery', async () => {
     const all = concatBytes(start, delta);
     const bytes = [...all].map((b) => Uint8Array.of(b));
