@@ -432,6 +432,15 @@ describe.each(SDKS)('%s against a Gemini model', (_name, Client) => {
     });
   });
 
+  /** A streamed message that fails: the texts that came before, and the error the stream ended with. */
+  const streamToError = async (): Promise<{ texts: string[]; err: Error }> => {
+    const stream = client().messages.stream({ model: FLASH, max_tokens: 100, messages: [{ role: 'user', content: 'Tell me a story' }] });
+    const texts: string[] = [];
+    stream.on('text', (t) => texts.push(t));
+    const err = (await stream.finalMessage().catch((e: unknown) => e)) as Error;
+    return { texts, err };
+  };
+
   it('Gemini errors arrive as the SDK error class: 429 with its retry delay, mid-stream 503 from the stream', async () => {
     gemini.reply(() => ({ status: 429, body: loadJsonFixture('gemini/upstream-error-429.json') }));
     const limited = (await client().messages.create({ model: FLASH, max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as Error & { status: number; headers: Headers | Record<string, string> };
@@ -441,10 +450,7 @@ describe.each(SDKS)('%s against a Gemini model', (_name, Client) => {
     expect(headers instanceof Headers ? headers.get('retry-after') : headers['retry-after']).toBe('7');
 
     gemini.reply(() => sse('gemini-error-midstream.sse'));
-    const stream = client().messages.stream({ model: FLASH, max_tokens: 100, messages: [{ role: 'user', content: 'Tell me a story' }] });
-    const texts: string[] = [];
-    stream.on('text', (t) => texts.push(t));
-    const err = (await stream.finalMessage().catch((e: unknown) => e)) as Error;
+    const { texts, err } = await streamToError();
     expect(texts).toEqual(['Once upon']);
     expect(err.constructor.name).toBe('APIError');
     expect(err.message).toContain('overloaded_error');
@@ -453,10 +459,7 @@ describe.each(SDKS)('%s against a Gemini model', (_name, Client) => {
   it('an upstream event that never ends is cut past 64 MiB: an error from the stream, the upstream call cancelled', async () => {
     const aborts = gemini.aborts;
     gemini.reply(() => ({ chunks: endlessEvent(), paced: true }));
-    const stream = client().messages.stream({ model: FLASH, max_tokens: 100, messages: [{ role: 'user', content: 'Tell me a story' }] });
-    const texts: string[] = [];
-    stream.on('text', (t) => texts.push(t));
-    const err = (await stream.finalMessage().catch((e: unknown) => e)) as Error;
+    const { texts, err } = await streamToError();
     expect(texts).toEqual(['Once upon']);
     expect(err.constructor.name).toBe('APIError');
     expect(err.message).toContain('Upstream sent a stream event over 64 MiB');

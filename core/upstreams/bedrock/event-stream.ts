@@ -136,7 +136,6 @@ function decodeHeaders(bytes: Uint8Array): Record<string, EventStreamHeaderValue
   return headers;
 }
 
-
 function hex(bytes: Uint8Array): string {
   let out = '';
   for (const b of bytes) out += b.toString(16).padStart(2, '0');
