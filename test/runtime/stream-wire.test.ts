@@ -23,10 +23,12 @@ describe('stream readers from bytes, on every runtime', () => {
 
   it('on Node: the same wire as parsing every event, for every fixture and cut', async () => {
     node = await probe(process.execPath, ['--import', 'tsx']);
-    expect(Object.keys(node).length).toBeGreaterThan(40);
+    expect(Object.keys(node).length).toBeGreaterThan(80);
     for (const [name, { same }] of Object.entries(node)) expect(same, name).toBe(true);
     expect(node['openai the bench stream, pieces of 64']!.spans).toBeGreaterThan(20);
     expect(node['anthropic the bench stream, pieces of 64']!.spans).toBeGreaterThan(10);
+    expect(node['anthropic the bench stream with CRLF line ends, pieces of 64']!.spans).toBeGreaterThan(10);
+    expect(node['gemini the bench stream, pieces of 64']!.spans).toBeGreaterThan(20);
   }, 60_000);
 
   for (const [runtime, args] of [['bun', ['run']], ['deno', ['run', '-A']]] as const) {
