@@ -3,7 +3,8 @@
  * request, without sockets or other processes (bench/lib/core-probe.ts). Bytes allocated per
  * request (Node) are exact and repeat to within ~0.5 KiB between runs, and promises per request
  * (Node) exactly, so they show a change's effect on a machine too noisy for wrk ratios; time per
- * request is the best of seven rounds.
+ * request is the best of seven rounds. On Node the probe runs twice: timed under `npm start`'s V8
+ * flags, counted under flags that keep the counted requests out of any collection.
  * On Bun the probe runs the same sources as the Bun adapter would (Bun's Request and Response) and
  * reports time only.
  */
@@ -11,11 +12,12 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT, which } from './lib/procs.ts';
 import { pickScenarios } from './lib/scenarios.ts';
-import { buildForNode, runtimeBin } from './lib/servers.ts';
+import { buildForNode, nodeStartFlags, runtimeBin } from './lib/servers.ts';
 
 // The probe counts ~300 requests of up to ~150 KB each between two collections: 128 MiB
-// semi-spaces hold them with room to spare.
-const NODE_FLAGS = ['--expose-gc', '--max-semi-space-size=128', '--min-semi-space-size=128'];
+// semi-spaces hold them with room to spare. Its time comes from a run with production's flags
+// (see the probe's header for why not from this one).
+const COUNT_FLAGS = ['--expose-gc', '--max-semi-space-size=128', '--min-semi-space-size=128'];
 const PROBE = 'bench/lib/core-probe.ts';
 
 const args = process.argv.slice(2);
@@ -32,23 +34,33 @@ pickScenarios(names); // an unknown name fails here, before any build
 interface ProbeLine {
   name: string;
   label: string;
-  usPerRequest: number;
+  usPerRequest: number | null;
   bytesPerRequest: number | null;
   bytesOut: number;
   promisesPerRequest: number | null;
 }
 
 function runProbe(runtime: string): { version: string; lines: ProbeLine[] } {
-  const bin = runtime === 'node' ? process.execPath : runtimeBin('bun');
-  if (!bin) throw new Error('bench:core: bun is not installed (looked in node_modules and PATH; run npm install)');
-  let command = runtime === 'node' ? [bin, ...NODE_FLAGS, join(ROOT, buildForNode(PROBE))] : [bin, 'run', PROBE];
+  if (runtime === 'bun') {
+    const bin = runtimeBin('bun');
+    if (!bin) throw new Error('bench:core: bun is not installed (looked in node_modules and PATH; run npm install)');
+    return { version: `bun ${spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim()}`, lines: readProbeLines(runtime, [bin, 'run', PROBE], 'time') };
+  }
+  const probe = join(ROOT, buildForNode(PROBE));
+  const timed = readProbeLines(runtime, [process.execPath, ...nodeStartFlags(), probe], 'time');
+  const counted = readProbeLines(runtime, [process.execPath, ...COUNT_FLAGS, probe], 'count');
+  const lines = counted.map((line, i) => ({ ...line, usPerRequest: timed[i]!.usPerRequest }));
+  return { version: `node ${process.version}`, lines };
+}
+
+function readProbeLines(runtime: string, command: string[], measure: 'time' | 'count'): ProbeLine[] {
   // Pinned like the gateway in bench/run.ts when taskset is there; the numbers do not depend on it.
   const taskset = which('taskset');
   if (taskset) command = [taskset, '-c', '0', ...command];
-  const run = spawnSync(command[0]!, command.slice(1), { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CORE_PROBE_SCENARIOS: names.join(',') } });
+  const env = { ...process.env, CORE_PROBE_SCENARIOS: names.join(','), CORE_PROBE_MEASURE: measure };
+  const run = spawnSync(command[0]!, command.slice(1), { cwd: ROOT, encoding: 'utf8', env });
   if (run.status !== 0) throw new Error(`bench:core: the ${runtime} probe failed:\n${run.stderr || run.stdout}`);
-  const version = runtime === 'node' ? `node ${process.version}` : `bun ${spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim()}`;
-  return { version, lines: run.stdout.trim().split('\n').map((line) => JSON.parse(line) as ProbeLine) };
+  return run.stdout.trim().split('\n').map((line) => JSON.parse(line) as ProbeLine);
 }
 
 for (const runtime of runtimes) {
@@ -59,7 +71,7 @@ for (const runtime of runtimes) {
   for (const line of lines) {
     const kib = line.bytesPerRequest === null ? '—' : (line.bytesPerRequest / 1024).toFixed(1);
     const promises = line.promisesPerRequest === null ? '—' : line.promisesPerRequest.toFixed(1);
-    console.log(`| ${line.label} | ${line.usPerRequest.toFixed(1)} | ${kib} | ${line.bytesOut.toLocaleString('en-US')} | ${promises} |`);
+    console.log(`| ${line.label} | ${line.usPerRequest?.toFixed(1) ?? '—'} | ${kib} | ${line.bytesOut.toLocaleString('en-US')} | ${promises} |`);
   }
   console.log('');
 }

@@ -19,7 +19,7 @@ import { gatewayConfig } from './lib/gateway-config.ts';
 import { readJitDump, writePerfMap } from './lib/jitdump.ts';
 import { startNginx } from './lib/nginx.ts';
 import { attributionMarkdown, createAttribution, readPerfScript } from './lib/perf-samples.ts';
-import { cpuMicros, listeningPid, threadCpu, threadCpuPerRequest, type ThreadCpuRow } from './lib/proc-stats.ts';
+import { cpuMicros, listeningPid, minorFaults, threadCpu, threadCpuPerRequest, type ThreadCpuRow } from './lib/proc-stats.ts';
 import { installCleanup, launch, onExit, pinSelf, stop, stopAll, waitListening, which } from './lib/procs.ts';
 import { SCENARIOS } from './lib/scenarios.ts';
 import { RUNTIMES, runtimeCommand, type Runtime } from './lib/servers.ts';
@@ -129,10 +129,11 @@ async function main(): Promise<void> {
   say(`profile: ${what} pid ${plainPid} on core ${SERVER_CPU} without perf, ${scenario.name}, ${args.connections} connections`);
   const url = `http://127.0.0.1:${plainPort}${path}`;
   await runWrk(wrk, LOAD_CPU, url, scenario.name, args.connections, args.warmup);
-  const before = { threads: threadCpu(plainPid), total: cpuMicros(plainPid) };
+  const before = { threads: threadCpu(plainPid), total: cpuMicros(plainPid), faults: minorFaults(plainPid) };
   const plainRun = await runWrk(wrk, LOAD_CPU, url, scenario.name, args.connections, args.seconds);
   if (plainRun.requests === 0) throw new Error(`no request completed under load (${what}, without perf)`);
   const threads = threadCpuPerRequest(before.threads, threadCpu(plainPid), cpuMicros(plainPid) - before.total, plainPid, plainRun.requests);
+  const faultsPerRequest = (minorFaults(plainPid) - before.faults) / plainRun.requests;
   await stop(plain.child);
 
   // V8 (Node, Deno) writes /tmp/perf-<pid>.map itself; Bun's JITDump is converted after the run.
@@ -179,6 +180,8 @@ async function main(): Promise<void> {
       `Without perf: ${Math.round(plainRun.rps).toLocaleString('en-US')} req/s; CPU per request by thread (/proc):`,
       '',
       threadMarkdown(threads),
+      '',
+      `Minor page faults: ${faultsPerRequest.toFixed(2)} per request.`,
       '',
       `Under perf at ${args.frequency} Hz with call chains: ${Math.round(run.rps).toLocaleString('en-US')} req/s. The profiler slows the server, so read the shares; µs are CPU per request under the profiler.`,
       '',

@@ -6,8 +6,11 @@
  * only when that code changes. Bytes allocated per request are exact (V8 counts them; nothing
  * is collected while they are counted); time per request is the best of several rounds.
  *
- * Run by bench/core.ts under `node --expose-gc` with semi-spaces large enough that the counted
- * requests fit in the young generation, or under Bun (time only), where it plays the Bun adapter
+ * On Node, bench/core.ts runs it twice (`CORE_PROBE_MEASURE`): `time` under `npm start`'s own V8
+ * flags, and `count` under `--expose-gc` with semi-spaces large enough that the counted requests
+ * fit in the young generation. Timed there, requests cost 3–5× more in some rounds than in others
+ * (the first touch of each page of the huge young generation, in the kernel), so a scenario's
+ * time depended on where its rounds fell. Under Bun (time only) it plays the Bun adapter
  * instead: Bun's own `Request` in, `writeBunResponse` out, and an upstream answering web
  * `Response`s, so core adds its per-call AbortController, listener and header timer as it does
  * behind Bun's `fetch`. Prints one JSON line per scenario.
@@ -25,6 +28,8 @@ import { pickScenarios } from './scenarios.ts';
 
 const ROOT = process.cwd();
 const [warm = 2000, rounds = 7, perRound = 1000, counted = 300] = (process.env.CORE_PROBE_COUNTS ?? '').split(',').filter(Boolean).map(Number);
+const measure = process.env.CORE_PROBE_MEASURE ?? 'both';
+if (!['time', 'count', 'both'].includes(measure)) throw new Error(`core probe: CORE_PROBE_MEASURE is time, count or both (got ${measure})`);
 
 /** What nginx answers under each provider's base path (bench/nginx.conf). */
 const ANSWERS: Record<string, [file: string, type: string]> = {
@@ -152,7 +157,7 @@ const gateway = await startGateway({
  * runs. Bun's JavaScriptCore has no such count (its heap size moves with its own eager sweeps), so
  * there the probe measures time only.
  */
-const countBytes = !onBun;
+const countBytes = !onBun && measure !== 'time';
 const gc = (globalThis as { gc?: () => void }).gc;
 if (countBytes && !gc) throw new Error('core probe: run with node --expose-gc');
 // A collection inside the counted window would hide allocations: such a count is refused.
@@ -209,14 +214,14 @@ for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(','
   const bytesOut = await once();
   for (let i = 0; i < warm; i++) await once();
   let best = Infinity;
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; measure !== 'count' && round < rounds; round++) {
     const started = performance.now();
     for (let i = 0; i < perRound; i++) await once();
     best = Math.min(best, (performance.now() - started) / perRound);
   }
   const allocated = await readAllocated(scenario.name, once);
-  const promises = await readPromises(once);
-  console.log(JSON.stringify({ name: scenario.name, label: scenario.label, usPerRequest: best * 1000, bytesPerRequest: allocated, bytesOut, promisesPerRequest: promises }));
+  const promises = measure === 'time' ? null : await readPromises(once);
+  console.log(JSON.stringify({ name: scenario.name, label: scenario.label, usPerRequest: measure === 'count' ? null : best * 1000, bytesPerRequest: allocated, bytesOut, promisesPerRequest: promises }));
 }
 await gateway.close();
 if (logBytes === 0) throw new Error('core probe: no access-log lines were written');

@@ -35,6 +35,9 @@ export function runtimeCommand(runtime: Runtime, entry: string, args: string[], 
 
 const NODE_START = readNodeStart();
 
+/** The V8 flags `npm start` runs the gateway with. */
+export const nodeStartFlags = (): readonly string[] => NODE_START.flags;
+
 function readNodeStart(): { flags: string[]; build: string[] } {
   const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   const start = scripts.start?.split(' ') ?? [];
