@@ -162,7 +162,7 @@ export class Http1ResponseReader {
     const end = findHeadEnd(bytes, pending ? Math.max(0, pending.length - 3) : from);
     if (end < 0) {
       if (bytes.length - from > MAX_HEAD_BYTES) throw new Http1ParseError('Response head is too large');
-      this.#pending = bytes.slice(from);
+      this.#pending = copyBytes(bytes, from);
       return data.length;
     }
     if (end - from > MAX_HEAD_BYTES) throw new Http1ParseError('Response head is too large');
@@ -233,7 +233,7 @@ export class Http1ResponseReader {
     const pending = this.#pending;
     if (lf < 0) {
       const rest = data.subarray(at);
-      this.#pending = pending ? joinTwo(pending, rest) : rest.slice();
+      this.#pending = pending ? joinTwo(pending, rest) : copyBytes(rest, 0);
       if (this.#pending.length > MAX_CHUNK_LINE) throw new Http1ParseError('Line too long');
       return undefined;
     }
@@ -267,6 +267,14 @@ function readList(value: string | null): string[] {
     if (token) out.push(token);
   }
   return out;
+}
+
+/**
+ * A copy of `bytes` from `from` on. Not `slice`: on a Buffer (what sockets read into) it is a view,
+ * and Node's client reads every socket into one buffer that the next read overwrites.
+ */
+function copyBytes(bytes: Uint8Array, from: number): Uint8Array {
+  return Uint8Array.prototype.slice.call(bytes, from);
 }
 
 function joinTwo(a: Uint8Array, b: Uint8Array): Uint8Array {

@@ -1,6 +1,7 @@
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { ClientSignal, UpstreamFetch, UpstreamInit, UpstreamResponse } from '../core/index.ts';
 import { stampSocketErrors, UpstreamCall } from './node-upstream-call.ts';
+import { createNodeSocketFetch } from './node-sockets.ts';
 import { readTarget } from './upstream-target.ts';
 
 /**
@@ -13,13 +14,22 @@ import { readTarget } from './upstream-target.ts';
 export const UPSTREAM_AGENT_OPTIONS: Agent.Options = { keepAliveTimeout: 30_000, connections: null, bodyTimeout: 0 };
 
 /**
- * Upstream client for Node: undici's dispatcher API over a keep-alive pool. Node's global fetch
- * runs the full WHATWG fetch machinery per call and measured about five times slower here
- * (performance-notes.md), and undici's `request` wraps each answer in a Node stream; here each
- * call is an `UpstreamCall` handler whose answer is a plain object and whose body core reads
- * straight from the chunks undici parses.
+ * The Node adapter's upstream client: its own sockets (node-sockets.ts), or undici's pool when
+ * `SWITCHYARD_UPSTREAM_CLIENT=undici` asks for it.
  */
-export function createNodeFetch(): UpstreamFetch {
+export function selectNodeUpstream(env: Record<string, string | undefined>): { fetch: UpstreamFetch; name: 'sockets' | 'undici' } {
+  if (env.SWITCHYARD_UPSTREAM_CLIENT === 'undici') return { fetch: createUndiciFetch(), name: 'undici' };
+  return { fetch: createNodeSocketFetch(), name: 'sockets' };
+}
+
+/**
+ * Upstream client for Node on undici's dispatcher API over a keep-alive pool (the Node adapter's
+ * default until the twenty-ninth round). Node's global fetch runs the full WHATWG fetch machinery
+ * per call and measured about five times slower here (performance-notes.md), and undici's
+ * `request` wraps each answer in a Node stream; here each call is an `UpstreamCall` handler whose
+ * answer is a plain object and whose body core reads straight from the chunks undici parses.
+ */
+export function createUndiciFetch(): UpstreamFetch {
   // undici's own connector (as its pools build it when given none), with each socket's errors
   // stamped with what it had read, so a reset on a reused connection can be told apart.
   const agent = new Agent(Object.assign({}, UPSTREAM_AGENT_OPTIONS, { connect: stampSocketErrors(buildConnector({})) }));

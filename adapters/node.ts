@@ -3,10 +3,12 @@ import { fileURLToPath } from 'node:url';
 import type { Gateway } from '../core/index.ts';
 import { writeNodeReply } from './node-io.ts';
 import { NodeRequest } from './node-request.ts';
-import { createNodeFetch } from './node-upstream.ts';
+import { createNodeSocketFetch } from './node-sockets.ts';
+import { selectNodeUpstream } from './node-upstream.ts';
 import { exitOnStartupError, readListenOptions, startGateway } from './startup.ts';
 
-export { createNodeFetch };
+/** The Node adapter's upstream client, for an app embedding the gateway on Node (node-sockets.ts). */
+export const createNodeFetch = createNodeSocketFetch;
 
 /**
  * Serves a gateway (or any web fetch handler) on node:http. A gateway's `reply` is used when it
@@ -37,12 +39,13 @@ export function serveNode(gateway: Pick<Gateway, 'fetch'> & Partial<Pick<Gateway
 }
 
 async function main(): Promise<void> {
-  const gateway = await startGateway({ fetch: createNodeFetch() });
+  const upstream = selectNodeUpstream(process.env);
+  const gateway = await startGateway({ fetch: upstream.fetch });
   const listen = readListenOptions();
   const server = await serveNode(gateway, listen);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : listen.port;
-  console.error(`switchyard: listening on http://${listen.hostname}:${port} (node ${process.version})`);
+  console.error(`switchyard: listening on http://${listen.hostname}:${port} (node ${process.version}, upstream client: ${upstream.name})`);
   // Stops accepting, lets open requests finish, then writes pending usage records before exiting.
   const stop = () => server.close(() => void gateway.close().finally(() => process.exit(0)));
   process.once('SIGINT', stop);

@@ -1,23 +1,30 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { createUndiciFetch } from '../../adapters/node-upstream.ts';
+import { createNodeSocketFetch } from '../../adapters/node-sockets.ts';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { startTestGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { openRuntimeStorage, runtimeConfig, runtimeSuite } from './suite.ts';
 
-let upstream: FakeUpstream;
-let gateway: RunningGateway;
-let storage: Awaited<ReturnType<typeof openRuntimeStorage>>;
+// The adapter's own upstream client, and undici's pool (SWITCHYARD_UPSTREAM_CLIENT=undici).
+const clients = { sockets: createNodeSocketFetch, undici: createUndiciFetch };
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  const config = runtimeConfig(upstream.url);
-  storage = await openRuntimeStorage(config);
-  gateway = await startTestGateway(config, storage.options);
+describe.each(['sockets', 'undici'] as const)('node adapter (upstream client: %s)', (client) => {
+  let upstream: FakeUpstream;
+  let gateway: RunningGateway;
+  let storage: Awaited<ReturnType<typeof openRuntimeStorage>>;
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+    const config = runtimeConfig(upstream.url);
+    storage = await openRuntimeStorage(config);
+    gateway = await startTestGateway(config, { fetch: clients[client](), ...storage.options });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await storage?.close();
+    await upstream?.close();
+  });
+
+  runtimeSuite('node', () => gateway.url, { upstream: () => upstream, records: true });
 });
-
-afterAll(async () => {
-  await gateway?.close();
-  await storage?.close();
-  await upstream?.close();
-});
-
-runtimeSuite('node', () => gateway.url, { upstream: () => upstream, records: true });

@@ -3,8 +3,10 @@ import { HeaderLines } from '../../../adapters/http1-headers.ts';
 import { Http1ParseError, Http1ResponseReader, MAX_HEAD_BYTES } from '../../../adapters/http1-response.ts';
 import type { HeadersLike } from '../../../core/index.ts';
 
-// The Bun upstream client's response reader: framing, keep-alive and refusals, with every answer
-// also fed in pieces split at every offset, since a socket may cut the bytes anywhere.
+// The upstream client's response reader: framing, keep-alive and refusals, with every answer also
+// fed in pieces split at every offset, since a socket may cut the bytes anywhere. Every piece is
+// read from one Buffer that is overwritten after each read, as Node's client reads every socket
+// into one buffer: the reader must keep copies of what it holds across reads, never views.
 
 interface Read {
   status?: number;
@@ -39,7 +41,12 @@ function readAll(pieces: Uint8Array[], options: { noBody?: boolean; close?: bool
     },
     options.noBody,
   );
-  for (const piece of pieces) reader.read(piece);
+  const shared = Buffer.alloc(Math.max(0, ...pieces.map((piece) => piece.byteLength)));
+  for (const piece of pieces) {
+    shared.set(piece);
+    reader.read(shared.subarray(0, piece.byteLength));
+    shared.fill('~');
+  }
   if (options.close) reader.close();
   out.keepAlive = reader.keepAlive;
   if (reader.keepAliveHint !== undefined) out.keepAliveHint = reader.keepAliveHint;

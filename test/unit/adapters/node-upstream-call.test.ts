@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeNodeReply } from '../../../adapters/node-io.ts';
-import { createNodeFetch } from '../../../adapters/node-upstream.ts';
+import { createUndiciFetch } from '../../../adapters/node-upstream.ts';
 import { tapPassthroughUsage } from '../../../core/chat/read-passthrough-usage.ts';
 import { ClientAbort, Reply, type ChunkReader } from '../../../core/index.ts';
 import { tapSocketWrites } from '../../helpers/socket-writes.ts';
@@ -30,14 +30,14 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 }
 
 const post = (url: string, init: { signal?: ClientAbort; headersTimeoutMs?: number } = {}) =>
-  createNodeFetch()(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', ...init } as never);
+  createUndiciFetch()(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', ...init } as never);
 
 /** Resolves when the upstream sees its request's connection close. */
 function closedOn(req: IncomingMessage): Promise<void> {
   return new Promise((resolve) => req.socket.once('close', () => resolve()));
 }
 
-describe('createNodeFetch: an answer read through the dispatch handler', () => {
+describe('createUndiciFetch: an answer read through the dispatch handler', () => {
   it('gives status and headers once they are in, and the body as it arrives, in order', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req_1' });

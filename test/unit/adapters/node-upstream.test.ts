@@ -4,7 +4,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readChunks, writeNodeReply } from '../../../adapters/node-io.ts';
-import { createNodeFetch, UPSTREAM_AGENT_OPTIONS } from '../../../adapters/node-upstream.ts';
+import { createUndiciFetch, UPSTREAM_AGENT_OPTIONS } from '../../../adapters/node-upstream.ts';
 import { RESEND_WINDOW_MS } from '../../../adapters/node-upstream-call.ts';
 import { Reply, type UpstreamFetch, type UpstreamResponse } from '../../../core/index.ts';
 import { tapSocketWrites } from '../../helpers/socket-writes.ts';
@@ -86,7 +86,7 @@ describe('a streamed reply relayed from undici on node:http', () => {
   });
 });
 
-describe('createNodeFetch: a whole answer as bytes', () => {
+describe('createUndiciFetch: a whole answer as bytes', () => {
   const servers: Server[] = [];
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
@@ -99,7 +99,7 @@ describe('createNodeFetch: a whole answer as bytes', () => {
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/messages`;
   }
 
-  const post = (url: string) => createNodeFetch()(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const post = (url: string) => createUndiciFetch()(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
 
   it('joins an answer written in pieces, and gives one that came in one piece as it is', async () => {
     const whole = JSON.stringify({ id: 'msg_1', content: [{ type: 'text', text: 'ünï '.repeat(50) }] });
@@ -121,7 +121,7 @@ describe('createNodeFetch: a whole answer as bytes', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
     await (await post(url)).bytes!();
-    await (await createNodeFetch()(url, { method: 'POST', headers: { 'Accept-Encoding': 'gzip, br', 'x-api-key': 'k' }, body: '{}' })).bytes!();
+    await (await createUndiciFetch()(url, { method: 'POST', headers: { 'Accept-Encoding': 'gzip, br', 'x-api-key': 'k' }, body: '{}' })).bytes!();
     expect(seen.map((h) => h['accept-encoding'])).toEqual(['identity', 'identity']);
     expect(seen[0]!['content-type']).toBe('application/json');
     expect(seen[1]!['x-api-key']).toBe('k');
@@ -148,14 +148,14 @@ describe('createNodeFetch: a whole answer as bytes', () => {
     // undici checks an idle connection for a close (a turn of the event loop) before it reuses
     // it, and opens another for a call that comes sooner: the pause lets the first be reused.
     const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
-    const fetch = createNodeFetch();
+    const fetch = createUndiciFetch();
     const first = await text(call(fetch, '/stale'));
     await settle();
     expect([first, await text(call(fetch, '/stale'))]).toEqual(['{"n":1}', '{"n":3}']);
     expect(seen).toBe(3);
-    await expect(call(createNodeFetch(), '/fresh')).rejects.toMatchObject(failure);
+    await expect(call(createUndiciFetch(), '/fresh')).rejects.toMatchObject(failure);
     expect(seen).toBe(4);
-    const slowFetch = createNodeFetch();
+    const slowFetch = createUndiciFetch();
     await text(call(slowFetch, '/slow'));
     await settle();
     await expect(call(slowFetch, '/slow')).rejects.toMatchObject(failure);
@@ -174,7 +174,7 @@ describe('createNodeFetch: a whole answer as bytes', () => {
   });
 });
 
-describe('createNodeFetch: a quiet stream', () => {
+describe('createUndiciFetch: a quiet stream', () => {
   // undici cuts a body quiet for 300 s unless its pool says otherwise; waiting that long has no
   // place in a test, and undici's coarse clock runs on a timer made before any fake timer could be.
   it('is never cut by the upstream pool, however long it sits quiet', () => {

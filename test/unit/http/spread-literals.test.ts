@@ -41,6 +41,8 @@ const HOT = [
   'adapters/upstream-answer.ts',
   'adapters/bun-response.ts',
   'adapters/bun-upstream.ts',
+  'adapters/http1-client.ts',
+  'adapters/node-sockets.ts',
   'adapters/http1-response.ts',
   'adapters/http1-headers.ts',
 ];
