@@ -1,4 +1,5 @@
 import process from 'node:process';
+import { selectDenoUpstream } from './deno-upstream.ts';
 import { exitOnStartupError, readListenOptions, startGateway } from './startup.ts';
 
 declare const Deno: {
@@ -9,14 +10,15 @@ declare const Deno: {
   version: { deno: string };
 };
 
-/** `deno run -A adapters/deno.ts`: Deno.serve around the core handler. */
-const gateway = await startGateway().catch(exitOnStartupError);
+/** `deno run -A adapters/deno.ts`: Deno.serve around the core handler; upstream calls on the sockets client (deno-upstream.ts). */
+const upstream = selectDenoUpstream(process.env);
+const gateway = await startGateway({ fetch: upstream.fetch }).catch(exitOnStartupError);
 const { port, hostname } = readListenOptions();
 const server = Deno.serve(
   {
     port,
     hostname,
-    onListen: (addr) => console.error(`switchyard: listening on http://${addr.hostname}:${addr.port} (deno ${Deno.version.deno})`),
+    onListen: (addr) => console.error(`switchyard: listening on http://${addr.hostname}:${addr.port} (deno ${Deno.version.deno}, upstream client: ${upstream.name})`),
   },
   gateway.fetch,
 );

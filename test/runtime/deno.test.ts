@@ -1,17 +1,19 @@
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { runtimeBin, spawnGateway, type SpawnedGateway } from './spawn-gateway.ts';
 import { runtimeConfig, runtimeSuite } from './suite.ts';
 
 const deno = runtimeBin('deno');
 
-describe.skipIf(!deno)('deno adapter', () => {
+// The sockets client (the Node adapter's, on Deno's node:net), and Deno's fetch.
+describe.skipIf(!deno).each(['sockets', 'fetch'])('deno adapter (upstream client: %s)', (client) => {
   let upstream: FakeUpstream;
   let gateway: SpawnedGateway;
 
   beforeAll(async () => {
     upstream = await startFakeUpstream();
-    gateway = await spawnGateway(deno!, ['run', '-A', 'test/runtime/fixtures/serve-deno.ts'], runtimeConfig(upstream.url));
+    gateway = await spawnGateway(deno!, ['run', '-A', 'test/runtime/fixtures/serve-deno.ts'], runtimeConfig(upstream.url), undefined, { SWITCHYARD_UPSTREAM_CLIENT: client });
+    expect(gateway.stderr()).toContain(`upstream client: ${client}`);
   });
 
   afterAll(async () => {

@@ -7,11 +7,13 @@ import { ROOT, runtimeBin } from './spawn-gateway.ts';
 
 const run = promisify(execFile);
 const bun = runtimeBin('bun');
+const deno = runtimeBin('deno');
 const PROBE = 'test/runtime/fixtures/http1-upstream-probe.ts';
 
 /**
  * The adapters' own upstream client (adapters/http1-client.ts) runs on each runtime's sockets:
- * `Bun.connect` for the Bun adapter, `node:net`/`node:tls` for the Node adapter. Its duties are
+ * `Bun.connect` for the Bun adapter, `node:net`/`node:tls` for the Node adapter and, through
+ * Deno's node:net, for the Deno adapter. Its duties are
  * checked on both, by one probe that drives it against servers scripting every byte
  * (test/runtime/fixtures/http1-upstream-probe.ts). The runtime suites (bun.test.ts, node.test.ts)
  * and the Claude Code agent run the whole gateway over it as well, and every unit and contract
@@ -20,6 +22,7 @@ const PROBE = 'test/runtime/fixtures/http1-upstream-probe.ts';
 const runtimes = [
   { name: 'Bun (createBunFetch)', command: bun, args: ['run', PROBE] },
   { name: 'Node (createNodeSocketFetch)', command: process.execPath, args: ['--import', 'tsx', PROBE] },
+  { name: 'Deno (createNodeSocketFetch on its node:net)', command: deno, args: ['run', '-A', PROBE] },
 ];
 
 describe.each(runtimes)('the HTTP/1.1 upstream client on $name', ({ command, args }) => {
@@ -107,6 +110,12 @@ describe.each(runtimes)('the HTTP/1.1 upstream client on $name', ({ command, arg
     expect(r.tls.status).toBe(200);
     expect(r.tls.body).toEqual({ host: expect.stringMatching(/^localhost:\d+$/), body: '{"secure":true}' });
     expect(r.tls.again).toBe(200);
+    // A new connection after the first was dropped; on Node it resumes the first one's TLS
+    // session (its handshake skips the certificate exchange). The Bun client does not offer one,
+    // and Bun's node:https server does not say (no 'secureConnection' event); Deno's node:tls
+    // resumes none.
+    expect(r.tls.third).toBe(200);
+    if (r.runtime === 'node') expect(r.tls.resumed).toEqual([false, true]);
   });
 });
 
