@@ -1,7 +1,8 @@
 import process from 'node:process';
-import type { Gateway } from '../core/index.ts';
+import type { Gateway, UpstreamFetch } from '../core/index.ts';
 import { readLambdaEvent, readResponseHeaders, writeLambdaResult } from './lambda-event.ts';
 import type { AwsLambdaGlobal, LambdaContext, LambdaHttpEvent, LambdaResponseStream, LambdaResult, LambdaStreamingHandler } from './lambda-types.ts';
+import { createNodeSocketFetch } from './node-sockets.ts';
 import { startGateway } from './startup.ts';
 
 type GatewayLike = Pick<Gateway, 'fetch'>;
@@ -131,7 +132,20 @@ export async function startLambdaGateway(env: Record<string, string | undefined>
     throw new Error('set SWITCHYARD_KEY (or SWITCHYARD_CONFIG / SWITCHYARD_CONFIG_JSON) in the function environment');
   }
   // Storage only when the configuration names one (PostgreSQL + Redis): the file system is read-only.
-  return startGateway({ env, argv: [], configJson: env.SWITCHYARD_CONFIG_JSON, defaultStorage: false });
+  return startGateway({ env, argv: [], configJson: env.SWITCHYARD_CONFIG_JSON, defaultStorage: false, fetch: selectLambdaUpstream(env) });
+}
+
+/**
+ * The Node adapter's own upstream client (node-sockets.ts), or Node's global fetch with
+ * `SWITCHYARD_UPSTREAM_CLIENT=fetch`. The global fetch gives up after 300 s waiting for headers
+ * or on a quiet stream (undici's defaults), where the provider's `timeoutMs` (600 s by default)
+ * is meant to be the only limit and a streaming Function URL may run 15 minutes; it also costs a
+ * timer and an AbortController per call. Connections idle between invocations are kept 30 s at
+ * most; one the upstream closed while the container was frozen is dropped when the close is read,
+ * and a request already sent on it goes again (the client's resend rule).
+ */
+export function selectLambdaUpstream(env: Record<string, string | undefined>): UpstreamFetch | undefined {
+  return env.SWITCHYARD_UPSTREAM_CLIENT === 'fetch' ? undefined : createNodeSocketFetch();
 }
 
 const lambda = createLambdaHandlers(() => startLambdaGateway());

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { lambdaResultToResponse, requestToLambdaEvent } from '../../adapters/lambda-event.ts';
 import type { LambdaEventKind } from '../../adapters/lambda-types.ts';
-import { createLambdaHandlers, type LambdaHandlers } from '../../adapters/lambda.ts';
+import { createLambdaHandlers, selectLambdaUpstream, type LambdaHandlers } from '../../adapters/lambda.ts';
 import { writeNodeResponse } from '../../adapters/node-io.ts';
 import { NodeRequest } from '../../adapters/node-request.ts';
 import { createGateway } from '../../core/index.ts';
@@ -60,7 +60,8 @@ beforeAll(async () => {
   const config = runtimeConfig(upstream.url);
   // Usage kept in memory across invocations, as one warm Lambda instance keeps it.
   storage = await openRuntimeStorage(config);
-  handlers = createLambdaHandlers(createGateway(config, { log: () => {}, ...storage.options }));
+  // The upstream client startLambdaGateway gives the gateway (the sockets client).
+  handlers = createLambdaHandlers(createGateway(config, { log: () => {}, fetch: selectLambdaUpstream({}), ...storage.options }));
 });
 
 afterAll(async () => {
