@@ -19,11 +19,12 @@
 import { existsSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { checkAnswer } from './lib/check.ts';
 import { findLoadTools, findScenario, startRig } from './lib/rig.ts';
 import { cpuMicros, listeningPid } from './lib/proc-stats.ts';
 import { launch, ROOT, stop, waitListening, type Launched } from './lib/procs.ts';
 import { buildTreeForNode, runtimeBin, runtimeCommand } from './lib/servers.ts';
-import { runWrk } from './lib/wrk.ts';
+import { errorCount, runWrk } from './lib/wrk.ts';
 
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
@@ -94,6 +95,9 @@ async function main(): Promise<void> {
   const start = async (side: Side) => {
     const server = launch(SERVER_CPU, side.cmd, side.args, { env: { PORT: '0', HOST: '127.0.0.1' }, stdoutFile: join(dir, `access-${side.name}.log`) });
     const port = await waitListening(server, `${side.name} (${side.tree})`);
+    // A side that answers errors would be measured as cheap: its answer is checked first, and a
+    // run with any failed request is refused (measure).
+    await checkAnswer(`http://127.0.0.1:${port}`, scenario.gatewayPath, scenario, scenario.clientFormat);
     return { server, pid: listeningPid(server.child.pid!, port), url: `http://127.0.0.1:${port}${scenario.gatewayPath}` };
   };
   const measure = async (running: Awaited<ReturnType<typeof start>>, conns: number): Promise<SideRun> => {
@@ -102,6 +106,7 @@ async function main(): Promise<void> {
     const run = await runWrk(wrk, LOAD_CPU, running.url, scenario.name, conns, seconds);
     const used = cpuMicros(running.pid) - before;
     if (run.requests === 0) throw new Error('no request completed');
+    if (errorCount(run) > 0) throw new Error(`${errorCount(run)} of ${run.requests} requests failed under load (${JSON.stringify(run.errors)}): not a comparison of working builds`);
     const measured: SideRun = { microsPerRequest: used / run.requests, rps: run.rps };
     if (values.promises) measured.promisesPerRequest = (await readPromiseCount(running.server, running.pid)) / run.requests;
     return measured;
