@@ -1,8 +1,8 @@
 /**
  * An HTTP/1.1 response read from the bytes of a socket as they come (RFC 9112): status line and
  * header section, then a body framed by `content-length`, by chunked transfer coding or by the
- * connection's close. Body chunks are views of the bytes given, not copies. Used by the Bun
- * adapter's upstream client (bun-upstream.ts).
+ * connection's close. Body chunks are views of the bytes given, not copies; what it keeps across
+ * reads it copies. Used by the adapters' upstream client (http1-client.ts).
  */
 import { Buffer } from 'node:buffer';
 

@@ -19,7 +19,7 @@ import { createUpstreams } from './upstreams/registry.ts';
 import type { UpstreamFetch } from './upstreams/types.ts';
 
 export interface GatewayOptions {
-  /** Upstream HTTP client; defaults to the global fetch. The Node adapter passes an undici pool. */
+  /** Upstream HTTP client; defaults to the global fetch. The Node and Bun adapters pass their own sockets client (adapters/http1-client.ts). */
   fetch?: UpstreamFetch;
   /** Access log sink; defaults to one JSON line per request on the console. */
   log?: (entry: AccessLogEntry) => void;

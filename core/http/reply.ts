@@ -1,6 +1,6 @@
 /**
  * A body read one chunk at a time: what `ReadableStream.getReader()` returns, and what an adapter
- * can offer without building a web stream at all (the Node adapter reads undici's body directly).
+ * can offer without building a web stream at all (the adapters' upstream clients hand their bodies over as such readers).
  */
 export interface ChunkReader<T = Uint8Array> {
   read(): Promise<ReadableStreamReadResult<T>>;

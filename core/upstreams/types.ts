@@ -6,12 +6,12 @@ import type { ChatRequest, ChatResult, SourceFamily, StreamEvent, UpstreamKind }
 
 /**
  * How core reaches the network: the `fetch(url, init)` signature, so the global fetch fits and
- * adapters can inject a faster client (the Node adapter passes an undici pool).
+ * adapters can inject a faster client (the Node and Bun adapters pass their own sockets client).
  */
 export type UpstreamFetch = ((url: string, init: UpstreamInit) => Promise<UpstreamResponse>) & {
   /**
    * Set by a client that enforces `init.headersTimeoutMs` itself, rejecting with an error named
-   * `TimeoutError` (the Node adapter's undici client). Core then arms no timer and no
+   * `TimeoutError` (the adapters' own clients, and undici's on Node). Core then arms no timer and no
    * AbortController of its own per call; for any other fetch it does. Such a client also gets the
    * client's signal as it is in `init.signal`, which may be an adapter's `ClientSignal` (state and
    * abort listeners only) rather than an AbortSignal; any other fetch always gets an AbortSignal.
