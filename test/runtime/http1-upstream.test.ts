@@ -116,6 +116,8 @@ describe.each(runtimes)('the HTTP/1.1 upstream client on $name', ({ command, arg
     // resumes none.
     expect(r.tls.third).toBe(200);
     if (r.runtime === 'node') expect(r.tls.resumed).toEqual([false, true]);
+    // Three large answers over TLS at once, read slowly: every byte as sent.
+    expect(r.tlsLarge).toEqual([true, true, true]);
   });
 });
 
