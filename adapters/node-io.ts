@@ -158,7 +158,7 @@ async function relayRest(reader: ChunkReader, res: ServerResponse, writable: boo
 }
 
 /** The client has taken what was written (or gone): write backpressure. */
-function drained(res: ServerResponse): Promise<void> {
+export function drained(res: ServerResponse): Promise<void> {
   return new Promise<void>((resolve) => {
     const go = () => {
       res.off('drain', go);

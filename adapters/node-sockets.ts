@@ -50,7 +50,7 @@ function openNodeSocket(target: UpstreamTarget, settings: Http1Settings, events:
           session: sessions.get(target.origin),
           onread,
         } as Parameters<typeof connectTls>[0])
-      : connectTcp({ host: target.hostname, port: target.port, onread, noDelay: true });
+      : connectTcp({ host: target.hostname, port: target.port, onread });
     const fail = (err: unknown) => {
       if (ready || failed) return;
       failed = true;

@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import process from 'node:process';
+import { drained } from '../adapters/node-io.ts';
 import { createNodeSocketFetch } from '../adapters/node-sockets.ts';
 import { ClientAbort } from '../core/http/client-signal.ts';
 import type { UpstreamResponse } from '../core/index.ts';
@@ -61,7 +62,11 @@ async function relay(res: ServerResponse, key: string, route: ThinRoute, body: s
       if (done) break;
       if (!head) head = value;
       else tail = value;
-      if (!res.write(value)) await new Promise((drained) => res.once('drain', drained));
+      if (!res.write(value)) {
+        // The client leaving ends the wait too (the call is already aborted then).
+        await drained(res);
+        if (res.destroyed) return;
+      }
     }
   } catch {
     res.destroy();
