@@ -1,13 +1,15 @@
 /**
  * Where the gateway's CPU goes under load: `npm run bench:profile -- [--runtime bun|node|deno]
- * [--bare | --thin] [--scenario NAME] [--seconds 3] [--warmup 2] [--connections 64] [--frequency 999] [--top 20]`.
+ * [--bare | --thin] [--scenario NAME] [--seconds 3] [--warmup 2] [--connections 64] [--frequency 999] [--top 20]
+ * [--syscalls]`.
  * Needs perf (Debian: linux-perf) besides nginx and wrk. See bench/README.md, "Profile".
  *
  * Two runs. Without a profiler: CPU per request per thread from /proc. Under `perf record` with
  * call chains, JavaScript frames named through Bun's JITDump (converted to a perf map,
  * bench/lib/jitdump.ts) or V8's --perf-basic-prof (Node, Deno): the samples of the measured run summed per
  * thread and, on the main thread, by the innermost JavaScript function that led to them
- * (bench/lib/perf-samples.ts). Bun's own --cpu-prof sees only JavaScript and, under load, put a
+ * (bench/lib/perf-samples.ts). With --syscalls, a third run under `strace -c -f` counts system
+ * calls per request by name. Bun's own --cpu-prof sees only JavaScript and, under load, put a
  * third of its samples on functions that did not run.
  */
 import { spawnSync } from 'node:child_process';
@@ -22,6 +24,7 @@ import { attributionMarkdown, createAttribution, readPerfScript } from './lib/pe
 import { cpuMicros, listeningPid, minorFaults, threadCpu, threadCpuPerRequest, type ThreadCpuRow } from './lib/proc-stats.ts';
 import { installCleanup, launch, onExit, pinSelf, stop, stopAll, waitListening, which } from './lib/procs.ts';
 import { SCENARIOS } from './lib/scenarios.ts';
+import { readStraceSummary, syscallMarkdown } from './lib/syscall-counts.ts';
 import { RUNTIMES, runtimeCommand, type Runtime } from './lib/servers.ts';
 import { THIN_RUNTIMES, THIN_SCENARIOS } from './lib/thin-gateway.ts';
 import { runWrk } from './lib/wrk.ts';
@@ -36,6 +39,8 @@ interface ProfileArgs {
   bare: boolean;
   /** The thin gateway of the same runtime instead (Bun, Node), on its one route. */
   thin: boolean;
+  /** A run under strace counting system calls per request. */
+  syscalls: boolean;
   scenario: string;
   seconds: number;
   warmup: number;
@@ -45,11 +50,15 @@ interface ProfileArgs {
 }
 
 function readArgs(argv: string[]): ProfileArgs {
-  const args: ProfileArgs = { runtime: 'bun', bare: false, thin: false, scenario: 'claude-anthropic-json', seconds: 3, warmup: 2, connections: 64, frequency: 999, top: 20 };
+  const args: ProfileArgs = { runtime: 'bun', bare: false, thin: false, syscalls: false, scenario: 'claude-anthropic-json', seconds: 3, warmup: 2, connections: 64, frequency: 999, top: 20 };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
     if (name === '--bare' || name === '--thin') {
       args[name === '--bare' ? 'bare' : 'thin'] = true;
+      continue;
+    }
+    if (name === '--syscalls') {
+      args.syscalls = true;
       continue;
     }
     const value = argv[++i];
@@ -90,6 +99,22 @@ function perfMapArgs(runtime: Runtime, args: string[]): string[] {
   // `deno run -A entry …`: V8 flags go with the subcommand's options.
   if (runtime === 'deno') return [args[0]!, '--v8-flags=--perf-basic-prof', ...args.slice(1)];
   return args;
+}
+
+/** The same server's system calls by name over one more load run, under `strace -c -f`. */
+async function countSyscalls(pid: number, wrk: string, url: string, scenario: string, args: ProfileArgs): Promise<string> {
+  const strace = which('strace');
+  if (!strace) throw new Error('--syscalls needs strace (Debian: apt-get install -y strace)');
+  const traced = launch(LOAD_CPU, strace, ['-c', '-f', '-p', String(pid)], {});
+  // strace attaches to every thread before the counted run; the counts of a short warm-up go with it.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const run = await runWrk(wrk, LOAD_CPU, url, scenario, args.connections, args.seconds);
+  const ended = new Promise<void>((resolve) => traced.child.once('close', () => resolve()));
+  process.kill(traced.child.pid!, 'SIGINT');
+  await ended;
+  const rows = readStraceSummary(traced.stderr());
+  if (rows.length === 0) throw new Error(`strace printed no summary: ${traced.stderr().slice(-500)}`);
+  return [`Under strace -c -f (${Math.round(run.rps).toLocaleString('en-US')} req/s; counts, not times), system calls per request:`, '', syscallMarkdown(rows, run.requests)].join('\n');
 }
 
 const monotonicSeconds = () => Number(process.hrtime.bigint()) / 1e9;
@@ -134,6 +159,7 @@ async function main(): Promise<void> {
   if (plainRun.requests === 0) throw new Error(`no request completed under load (${what}, without perf)`);
   const threads = threadCpuPerRequest(before.threads, threadCpu(plainPid), cpuMicros(plainPid) - before.total, plainPid, plainRun.requests);
   const faultsPerRequest = (minorFaults(plainPid) - before.faults) / plainRun.requests;
+  const syscalls = args.syscalls ? await countSyscalls(plainPid, wrk, url, scenario.name, args) : undefined;
   await stop(plain.child);
 
   // V8 (Node, Deno) writes /tmp/perf-<pid>.map itself; Bun's JITDump is converted after the run.
@@ -183,6 +209,7 @@ async function main(): Promise<void> {
       '',
       `Minor page faults: ${faultsPerRequest.toFixed(2)} per request.`,
       '',
+      ...(syscalls ? [syscalls, ''] : []),
       `Under perf at ${args.frequency} Hz with call chains: ${Math.round(run.rps).toLocaleString('en-US')} req/s. The profiler slows the server, so read the shares; µs are CPU per request under the profiler.`,
       '',
       attributionMarkdown(result, { frequency: args.frequency, requests: run.requests, top: args.top }),
