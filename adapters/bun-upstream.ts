@@ -14,14 +14,20 @@ export type BunUpstreamOptions = Http1ClientOptions;
  * reads into, handed on as they are.
  */
 export function createBunFetch(options: BunUpstreamOptions = {}): UpstreamFetch {
-  return createHttp1Fetch(openBunSocket, options);
+  // The last TLS session of each origin, offered when the next connection opens (as undici does):
+  // a resumed handshake skips the certificate exchange and its verification.
+  const sessions = new Map<string, Buffer>();
+  return createHttp1Fetch((target, settings, events) => openBunSocket(target, settings, events, sessions), options);
 }
+
+/** Data events of a TLS 1.3 connection searched for the server's session ticket before giving up. */
+const TICKET_SEARCH_READS = 8;
 
 /**
  * Connects; for https, waits for the handshake and refuses a certificate Bun could not verify
  * before a byte of the request is written (`Bun.connect` resolves before the handshake).
  */
-function openBunSocket(target: UpstreamTarget, settings: Http1Settings, events: Http1SocketEvents): Promise<Http1Socket> {
+function openBunSocket(target: UpstreamTarget, settings: Http1Settings, events: Http1SocketEvents, sessions: Map<string, Buffer>): Promise<Http1Socket> {
   return new Promise<Http1Socket>((resolve, reject) => {
     let ready = false;
     let failed = false;
@@ -43,6 +49,11 @@ function openBunSocket(target: UpstreamTarget, settings: Http1Settings, events: 
       own.socket = socket;
       resolve(own);
     };
+    const keepSession = (socket: Socket<BunSocket>) => {
+      // Typed as void in bun-types; a client socket's session is a Buffer.
+      const session = socket.getSession() as unknown as Buffer | undefined;
+      if (session) sessions.set(target.origin, session);
+    };
     const handler: SocketHandler<BunSocket, 'buffer'> = {
       binaryType: 'buffer',
       data: (_socket, data) => events.onData(data),
@@ -54,10 +65,36 @@ function openBunSocket(target: UpstreamTarget, settings: Http1Settings, events: 
       connectError: (_socket, error) => fail(error),
     };
     if (target.tls) {
+      // Bun takes a session to offer only here, before the handshake starts.
+      handler.open = (socket) => {
+        const session = sessions.get(target.origin);
+        if (session) socket.setSession(session);
+      };
+      // TLS 1.3 servers send their tickets after the handshake, so the session worth keeping is
+      // the one read once a ticket has come (on the first answer, as a rule); TLS 1.2's is complete now.
+      let ticketSearch = 0;
       handler.handshake = (socket, success, error) => {
-        if (success) return start(socket);
-        fail(error ?? new Error('TLS handshake failed'));
-        socket.terminate();
+        if (!success) {
+          // A session this origin no longer takes is not offered again.
+          sessions.delete(target.origin);
+          fail(error ?? new Error('TLS handshake failed'));
+          socket.terminate();
+          return;
+        }
+        if (socket.getTLSVersion() === 'TLSv1.3') ticketSearch = TICKET_SEARCH_READS;
+        else keepSession(socket);
+        start(socket);
+      };
+      handler.data = (socket, data) => {
+        if (ticketSearch > 0) {
+          // Without a ticket a TLS 1.3 session cannot be resumed: it must not replace one that can.
+          if (!socket.getTLSTicket()) ticketSearch--;
+          else {
+            ticketSearch = 0;
+            keepSession(socket);
+          }
+        }
+        events.onData(data);
       };
     }
     const tls = target.tls ? { serverName: target.hostname, rejectUnauthorized: true, ...(settings.ca ? { ca: settings.ca } : {}) } : undefined;
