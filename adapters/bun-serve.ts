@@ -1,8 +1,8 @@
-import tls from 'node:tls';
 import type { Server } from 'bun';
 import type { Gateway, Reply, UpstreamFetch } from '../core/index.ts';
 import { writeBunResponse } from './bun-response.ts';
 import { createBunFetch } from './bun-upstream.ts';
+import { readDefaultCa } from './default-ca.ts';
 
 /** Bun's longest idle limit: how long a keep-alive connection may sit unused between requests. */
 export const BUN_IDLE_TIMEOUT_S = 255;
@@ -47,11 +47,11 @@ export const bunUpstreamFetch: UpstreamFetch = (url, init) => fetch(url, Object.
  * an HTTP proxy (`HTTPS_PROXY`, `HTTP_PROXY`), which only Bun's fetch goes through, or
  * `SWITCHYARD_UPSTREAM_CLIENT=fetch` asks for Bun's fetch. With `NODE_EXTRA_CA_CERTS` set, the
  * sockets trust what Bun's fetch trusts: its bundled roots and those certificates (`readDefaultCa`,
- * node:tls's `getCACertificates('default')`).
+ * node:tls's `getCACertificates('default')`, default-ca.ts).
  */
-export function selectBunUpstream(env: Record<string, string | undefined>, readDefaultCa: () => string[] | undefined = readBunDefaultCa): { fetch: UpstreamFetch; name: 'sockets' | 'fetch'; warning?: string } {
+export function selectBunUpstream(env: Record<string, string | undefined>, readCa: () => string[] | undefined = readDefaultCa): { fetch: UpstreamFetch; name: 'sockets' | 'fetch'; warning?: string } {
   const proxied = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((name) => Boolean(env[name]));
-  const ca = env.NODE_EXTRA_CA_CERTS ? readDefaultCa() : undefined;
+  const ca = env.NODE_EXTRA_CA_CERTS ? readCa() : undefined;
   // A Bun that cannot list what its fetch trusts keeps its fetch rather than trust less.
   const unknownCa = Boolean(env.NODE_EXTRA_CA_CERTS) && ca === undefined;
   if (proxied || unknownCa || env.SWITCHYARD_UPSTREAM_CLIENT === 'fetch') {
@@ -68,9 +68,3 @@ export function selectBunUpstream(env: Record<string, string | undefined>, readD
  */
 export const FETCH_CAP_WARNING =
   "switchyard: Bun's fetch sends at most 256 requests at once, and a stream holds one until it ends; start Bun with BUN_CONFIG_MAX_HTTP_REQUESTS=65535 in its environment to lift that";
-
-/** Bun's bundled roots with NODE_EXTRA_CA_CERTS's certificates (not in @types/node 20's node:tls). */
-function readBunDefaultCa(): string[] | undefined {
-  const { getCACertificates } = tls as unknown as { getCACertificates?: (kind: 'default') => string[] };
-  return typeof getCACertificates === 'function' ? getCACertificates('default') : undefined;
-}

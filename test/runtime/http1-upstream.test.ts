@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { FETCH_CAP_WARNING, selectBunUpstream } from '../../adapters/bun-serve.ts';
+import { selectDenoUpstream } from '../../adapters/deno-upstream.ts';
 import { selectNodeUpstream } from '../../adapters/node-upstream.ts';
 import { ROOT, runtimeBin } from './spawn-gateway.ts';
 
@@ -110,14 +111,56 @@ describe.each(runtimes)('the HTTP/1.1 upstream client on $name', ({ command, arg
     expect(r.tls.status).toBe(200);
     expect(r.tls.body).toEqual({ host: expect.stringMatching(/^localhost:\d+$/), body: '{"secure":true}' });
     expect(r.tls.again).toBe(200);
-    // A new connection after the first was dropped; on Node it resumes the first one's TLS
-    // session (its handshake skips the certificate exchange). The Bun client does not offer one,
-    // and Bun's node:https server does not say (no 'secureConnection' event); Deno's node:tls
-    // resumes none.
+    // A new connection after the first was dropped.
     expect(r.tls.third).toBe(200);
-    if (r.runtime === 'node') expect(r.tls.resumed).toEqual([false, true]);
+    // Connections after the first offer the last session with a ticket, and the server resumes
+    // it (the handshake skips the certificate exchange), on Bun and Node; Deno's node:tls resumes none.
+    for (const version of ['TLSv1.3', 'TLSv1.2']) {
+      expect(r.tlsResume[version].bodies).toEqual(['{"ok":true}', '{"ok":true}', '{"ok":true}']);
+      if (r.runtime !== 'deno') expect({ version, resumed: r.tlsResume[version].resumed }).toEqual({ version, resumed: [false, true, true] });
+    }
     // Three large answers over TLS at once, read slowly: every byte as sent.
     expect(r.tlsLarge).toEqual([true, true, true]);
+  });
+});
+
+const EXTRA_CA_PROBE = 'test/runtime/fixtures/extra-ca-probe.ts';
+const CA = `${ROOT}/test/fixtures/tls/ca-cert.pem`;
+
+describe.each(runtimes)('the upstream client the adapter selects on $name, and the certificates it trusts', ({ name, command, args }) => {
+  const probe = async (env: Record<string, string>) => {
+    // Inherited settings (this machine sets NODE_EXTRA_CA_CERTS) are cleared unless given.
+    const clean = { ...process.env, NODE_EXTRA_CA_CERTS: '', DENO_CERT: '', DENO_TLS_CA_STORE: '', ...env };
+    const { stdout } = await run(command!, [...args.slice(0, -1), EXTRA_CA_PROBE], { cwd: ROOT, timeout: 60_000, env: clean });
+    return JSON.parse(stdout);
+  };
+
+  it.skipIf(!command)("trusts NODE_EXTRA_CA_CERTS's authorities on its sockets, as the runtime's own clients do", async () => {
+    // A certificate signed by the test's own authority: refused, then trusted once it is added.
+    expect(await probe({})).toEqual({ client: 'sockets', error: expect.stringMatching(/^Could not connect to https:\/\/localhost:\d+$/), cause: expect.stringMatching(/verify the first certificate/) });
+    expect(await probe({ NODE_EXTRA_CA_CERTS: CA })).toEqual({ client: 'sockets', status: 200, body: '{"ok":true}' });
+    // Deno's node:tls follows neither DENO_CERT nor an HTTP proxy: its fetch is kept for them.
+    if (name.startsWith('Deno')) expect(await probe({ DENO_CERT: CA })).toEqual({ client: 'fetch', status: 200, body: '{"ok":true}' });
+  });
+});
+
+describe('selectDenoUpstream', () => {
+  const defaultCa = () => ['-----BEGIN CERTIFICATE-----'];
+
+  it("uses the sockets, given what Deno lists as trusted when NODE_EXTRA_CA_CERTS adds certificates", () => {
+    expect(selectDenoUpstream({}, defaultCa).name).toBe('sockets');
+    let read = 0;
+    expect(selectDenoUpstream({ NODE_EXTRA_CA_CERTS: '/etc/ssl/extra.pem' }, () => (read++, [])).name).toBe('sockets');
+    expect(read).toBe(1);
+  });
+
+  it("keeps Deno's fetch for an HTTP proxy, DENO_CERT or DENO_TLS_CA_STORE, when asked, or when it cannot tell what fetch trusts", () => {
+    for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) expect(selectDenoUpstream({ [name]: 'http://proxy:3128' }, defaultCa).name).toBe('fetch');
+    expect(selectDenoUpstream({ DENO_CERT: '/etc/ssl/corp.pem' }, defaultCa).name).toBe('fetch');
+    expect(selectDenoUpstream({ DENO_TLS_CA_STORE: 'system' }, defaultCa).name).toBe('fetch');
+    expect(selectDenoUpstream({ SWITCHYARD_UPSTREAM_CLIENT: 'fetch' }, defaultCa).name).toBe('fetch');
+    expect(selectDenoUpstream({ NODE_EXTRA_CA_CERTS: '/etc/ssl/extra.pem' }, () => undefined).name).toBe('fetch');
+    expect(selectDenoUpstream({ HTTPS_PROXY: '' }, defaultCa).name).toBe('sockets');
   });
 });
 
