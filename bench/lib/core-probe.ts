@@ -11,9 +11,7 @@
  * fit in the young generation. Timed there, requests cost 3–5× more in some rounds than in others
  * (the first touch of each page of the huge young generation, in the kernel), so a scenario's
  * time depended on where its rounds fell. Under Bun (time only) it plays the Bun adapter
- * instead: Bun's own `Request` in, `writeBunResponse` out, and an upstream answering web
- * `Response`s, so core adds its per-call AbortController, listener and header timer as it does
- * behind Bun's `fetch`. Prints one JSON line per scenario.
+ * instead: Bun's own `Request` in, `writeBunResponse` out. Prints one JSON line per scenario.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,8 +40,12 @@ const ANSWERS: Record<string, [file: string, type: string]> = {
 const files = new Map(Object.values(ANSWERS).map(([file]) => [file, new Uint8Array(readFileSync(join(ROOT, 'bench', 'upstream', file)))]));
 
 /**
- * Stands in for the Node adapter's undici client: it enforces the header time-out itself (so core
- * arms no timer per call) and listens on the client's signal while the call runs, as undici does.
+ * Stands in for the adapters' own upstream client (adapters/http1-client.ts, on Node, Bun and
+ * Deno): it enforces the header time-out itself (so core arms no timer per call) and listens on
+ * the client's signal while the call runs. Until the thirtieth round the Bun probe answered with
+ * web `Response`s and no header time-out of their own, as Bun's `fetch` did before the Bun adapter
+ * moved to its own sockets (twenty-fourth round): core then armed a timer and an AbortController
+ * per call that the adapter no longer needs.
  */
 const fakeFetch: UpstreamFetch = Object.assign(
   async (url: string, init: UpstreamInit) => {
@@ -55,18 +57,6 @@ const fakeFetch: UpstreamFetch = Object.assign(
   },
   { enforcesHeadersTimeout: true },
 );
-
-/** Bun's `fetch` as core sees it: a web Response whose body arrives in two reads; no header timer of its own. */
-const webFetch: UpstreamFetch = async (url: string) => {
-  const [file, type] = answerFor(url);
-  const body = files.get(file)!;
-  const chunks = [body.subarray(0, body.byteLength >> 1), body.subarray(body.byteLength >> 1)];
-  let next = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull: (controller) => (next < chunks.length ? controller.enqueue(chunks[next++]!) : controller.close()),
-  });
-  return new Response(stream, { headers: { 'content-type': type } });
-};
 
 /** A body file's bytes, with `model` in place of its own where given (as the wrk scripts send it). */
 function readBodyFile(file: string, model: string | undefined): Uint8Array<ArrayBuffer> {
@@ -145,7 +135,7 @@ const writeBunResponse = onBun ? (await import('../../adapters/bun-response.ts')
 let logBytes = 0;
 const gateway = await startGateway({
   configJson: JSON.stringify(gatewayConfig(1, 'memory')),
-  fetch: onBun ? webFetch : fakeFetch,
+  fetch: fakeFetch,
   // Serialised like the real access log, then dropped: the bytes are counted, nothing is written.
   log: (entry) => void (logBytes += JSON.stringify(entry).length),
   say: () => {},
