@@ -1,4 +1,4 @@
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { Agent, buildConnector, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import type { ClientSignal, UpstreamFetch, UpstreamInit, UpstreamResponse } from '../core/index.ts';
 import { stampSocketErrors, UpstreamCall } from './node-upstream-call.ts';
 import { createNodeSocketFetch } from './node-sockets.ts';
@@ -15,11 +15,28 @@ export const UPSTREAM_AGENT_OPTIONS: Agent.Options = { keepAliveTimeout: 30_000,
 
 /**
  * The Node adapter's upstream client: its own sockets (node-sockets.ts), or undici's pool when
- * `SWITCHYARD_UPSTREAM_CLIENT=undici` asks for it.
+ * `SWITCHYARD_UPSTREAM_CLIENT=undici` asks for it, or undici through the proxy the environment
+ * names (`HTTPS_PROXY`, `HTTP_PROXY`, with `NO_PROXY`), which the sockets do not go through.
  */
-export function selectNodeUpstream(env: Record<string, string | undefined>): { fetch: UpstreamFetch; name: 'sockets' | 'undici' } {
+export function selectNodeUpstream(env: Record<string, string | undefined>): { fetch: UpstreamFetch; name: 'sockets' | 'undici' | 'undici via proxy' } {
+  const proxy = readProxyEnv(env);
+  if (proxy) return { fetch: createUndiciFetch(new EnvHttpProxyAgent({ ...UPSTREAM_AGENT_OPTIONS, ...proxy })), name: 'undici via proxy' };
   if (env.SWITCHYARD_UPSTREAM_CLIENT === 'undici') return { fetch: createUndiciFetch(), name: 'undici' };
   return { fetch: createNodeSocketFetch(), name: 'sockets' };
+}
+
+/**
+ * The proxies an environment names, read as undici's EnvHttpProxyAgent reads them (lower case
+ * first); given to it explicitly, so that the environment passed in is the one that counts.
+ * Undefined when it names none.
+ */
+export function readProxyEnv(env: Record<string, string | undefined>): { httpProxy?: string; httpsProxy?: string; noProxy?: string } | undefined {
+  const httpProxy = env.http_proxy || env.HTTP_PROXY || undefined;
+  const httpsProxy = env.https_proxy || env.HTTPS_PROXY || httpProxy;
+  if (!httpProxy && !httpsProxy) return undefined;
+  const noProxy = env.no_proxy ?? env.NO_PROXY;
+  // Empty strings, not undefined: undici reads process.env for whatever is left undefined.
+  return { httpProxy: httpProxy ?? '', httpsProxy: httpsProxy ?? '', noProxy: noProxy ?? '' };
 }
 
 /**
@@ -29,10 +46,7 @@ export function selectNodeUpstream(env: Record<string, string | undefined>): { f
  * `request` wraps each answer in a Node stream; here each call is an `UpstreamCall` handler whose
  * answer is a plain object and whose body core reads straight from the chunks undici parses.
  */
-export function createUndiciFetch(): UpstreamFetch {
-  // undici's own connector (as its pools build it when given none), with each socket's errors
-  // stamped with what it had read, so a reset on a reused connection can be told apart.
-  const agent = new Agent(Object.assign({}, UPSTREAM_AGENT_OPTIONS, { connect: stampSocketErrors(buildConnector({})) }));
+export function createUndiciFetch(agent: Dispatcher = createStampedAgent()): UpstreamFetch {
   // Not async: the call's own promise is all the path pays for.
   const fetch = (url: string, init: UpstreamInit): Promise<UpstreamResponse> => {
     const target = readTarget(url);
@@ -55,6 +69,14 @@ export function createUndiciFetch(): UpstreamFetch {
     });
   };
   return Object.assign(fetch, { enforcesHeadersTimeout: true });
+}
+
+/**
+ * undici's own connector (as its pools build it when given none), with each socket's errors
+ * stamped with what it had read, so a reset on a reused connection can be told apart.
+ */
+function createStampedAgent(): Agent {
+  return new Agent(Object.assign({}, UPSTREAM_AGENT_OPTIONS, { connect: stampSocketErrors(buildConnector({})) }));
 }
 
 /**
