@@ -20,7 +20,7 @@ export const UPSTREAM_AGENT_OPTIONS: Agent.Options = { keepAliveTimeout: 30_000,
  */
 export function selectNodeUpstream(env: Record<string, string | undefined>): { fetch: UpstreamFetch; name: 'sockets' | 'undici' | 'undici via proxy' } {
   const proxy = readProxyEnv(env);
-  if (proxy) return { fetch: createUndiciFetch(new EnvHttpProxyAgent({ ...UPSTREAM_AGENT_OPTIONS, ...proxy })), name: 'undici via proxy' };
+  if (proxy) return { fetch: createUndiciFetch(new EnvHttpProxyAgent(Object.assign({}, UPSTREAM_AGENT_OPTIONS, proxy))), name: 'undici via proxy' };
   if (env.SWITCHYARD_UPSTREAM_CLIENT === 'undici') return { fetch: createUndiciFetch(), name: 'undici' };
   return { fetch: createNodeSocketFetch(), name: 'sockets' };
 }
