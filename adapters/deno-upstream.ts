@@ -1,5 +1,5 @@
 import type { UpstreamFetch } from '../core/index.ts';
-import { readDefaultCa } from './default-ca.ts';
+import { readDenoDefaultCa } from './deno-default-ca.ts';
 import { createNodeSocketFetch } from './node-sockets.ts';
 
 /**
@@ -21,7 +21,7 @@ const FETCH_ONLY_SETTINGS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_p
  * `fetch`; held streams ~96 KiB each against ~205 (Deno's `fetch` body reader takes 64 KiB per
  * pending read).
  */
-export function selectDenoUpstream(env: Record<string, string | undefined>, readCa: () => string[] | undefined = readDefaultCa): { fetch: UpstreamFetch | undefined; name: 'sockets' | 'fetch' } {
+export function selectDenoUpstream(env: Record<string, string | undefined>, readCa: () => string[] | undefined = readDenoDefaultCa): { fetch: UpstreamFetch | undefined; name: 'sockets' | 'fetch' } {
   const fetch = { fetch: undefined, name: 'fetch' } as const;
   if (env.SWITCHYARD_UPSTREAM_CLIENT === 'fetch' || FETCH_ONLY_SETTINGS.some((name) => Boolean(env[name]))) return fetch;
   if (!env.NODE_EXTRA_CA_CERTS) return { fetch: createNodeSocketFetch(), name: 'sockets' };

@@ -130,15 +130,17 @@ const CA = `${ROOT}/test/fixtures/tls/ca-cert.pem`;
 describe.each(runtimes)('the upstream client the adapter selects on $name, and the certificates it trusts', ({ name, command, args }) => {
   const probe = async (env: Record<string, string>) => {
     // Inherited settings (this machine sets NODE_EXTRA_CA_CERTS) are cleared unless given.
-    const clean = { ...process.env, NODE_EXTRA_CA_CERTS: '', DENO_CERT: '', DENO_TLS_CA_STORE: '', ...env };
+    const clean = { ...process.env, NODE_EXTRA_CA_CERTS: '', SSL_CERT_FILE: '', SSL_CERT_DIR: '', DENO_CERT: '', DENO_TLS_CA_STORE: '', ...env };
     const { stdout } = await run(command!, [...args.slice(0, -1), EXTRA_CA_PROBE], { cwd: ROOT, timeout: 60_000, env: clean });
     return JSON.parse(stdout);
   };
 
-  it.skipIf(!command)("trusts NODE_EXTRA_CA_CERTS's authorities on its sockets, as the runtime's own clients do", async () => {
+  it.skipIf(!command)("trusts NODE_EXTRA_CA_CERTS's authorities on its sockets (and on Bun SSL_CERT_FILE's), as the runtime's own clients do", async () => {
     // A certificate signed by the test's own authority: refused, then trusted once it is added.
     expect(await probe({})).toEqual({ client: 'sockets', error: expect.stringMatching(/^Could not connect to https:\/\/localhost:\d+$/), cause: expect.stringMatching(/verify the first certificate/) });
     expect(await probe({ NODE_EXTRA_CA_CERTS: CA })).toEqual({ client: 'sockets', status: 200, body: '{"ok":true}' });
+    // Bun's sockets, given no ca, verify against the store its fetch uses, which SSL_CERT_FILE adds to.
+    if (name.startsWith('Bun')) expect(await probe({ SSL_CERT_FILE: CA })).toEqual({ client: 'sockets', status: 200, body: '{"ok":true}' });
     // Deno's node:tls follows neither DENO_CERT nor an HTTP proxy: its fetch is kept for them.
     if (name.startsWith('Deno')) expect(await probe({ DENO_CERT: CA })).toEqual({ client: 'fetch', status: 200, body: '{"ok":true}' });
   });
@@ -173,27 +175,20 @@ describe('selectNodeUpstream', () => {
 });
 
 describe('selectBunUpstream', () => {
-  const defaultCa = () => ['-----BEGIN CERTIFICATE-----'];
-
-  it('uses the sockets, trusting what Bun trusts when NODE_EXTRA_CA_CERTS adds certificates', () => {
-    expect(selectBunUpstream({}, defaultCa).name).toBe('sockets');
-    let read = 0;
-    expect(selectBunUpstream({ NODE_EXTRA_CA_CERTS: '/etc/ssl/extra.pem' }, () => (read++, [])).name).toBe('sockets');
-    expect(read).toBe(1);
-    expect(selectBunUpstream({}, () => (read++, [])).name).toBe('sockets');
-    expect(read).toBe(1);
+  it('uses the sockets, on the store Bun verifies against when given no ca (NODE_EXTRA_CA_CERTS included)', () => {
+    expect(selectBunUpstream({}).name).toBe('sockets');
+    expect(selectBunUpstream({ NODE_EXTRA_CA_CERTS: '/etc/ssl/extra.pem' }).name).toBe('sockets');
   });
 
-  it("falls back to Bun's fetch for an HTTP proxy, when asked, or when it cannot tell what fetch trusts", () => {
-    expect(selectBunUpstream({ NODE_EXTRA_CA_CERTS: '/etc/ssl/extra.pem' }, () => undefined).name).toBe('fetch');
-    for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) expect(selectBunUpstream({ [name]: 'http://proxy:3128' }, defaultCa).name).toBe('fetch');
-    expect(selectBunUpstream({ SWITCHYARD_UPSTREAM_CLIENT: 'fetch' }, defaultCa).name).toBe('fetch');
+  it("falls back to Bun's fetch for an HTTP proxy, or when asked", () => {
+    for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) expect(selectBunUpstream({ [name]: 'http://proxy:3128' }).name).toBe('fetch');
+    expect(selectBunUpstream({ SWITCHYARD_UPSTREAM_CLIENT: 'fetch' }).name).toBe('fetch');
   });
 
   it("says, with Bun's fetch, how to lift its 256 requests at once (the sockets have no such cap)", () => {
-    expect(selectBunUpstream({ SWITCHYARD_UPSTREAM_CLIENT: 'fetch' }, defaultCa).warning).toBe(FETCH_CAP_WARNING);
+    expect(selectBunUpstream({ SWITCHYARD_UPSTREAM_CLIENT: 'fetch' }).warning).toBe(FETCH_CAP_WARNING);
     expect(FETCH_CAP_WARNING).toContain('BUN_CONFIG_MAX_HTTP_REQUESTS=65535');
-    expect(selectBunUpstream({ SWITCHYARD_UPSTREAM_CLIENT: 'fetch', BUN_CONFIG_MAX_HTTP_REQUESTS: '65535' }, defaultCa).warning).toBeUndefined();
-    expect(selectBunUpstream({}, defaultCa).warning).toBeUndefined();
+    expect(selectBunUpstream({ SWITCHYARD_UPSTREAM_CLIENT: 'fetch', BUN_CONFIG_MAX_HTTP_REQUESTS: '65535' }).warning).toBeUndefined();
+    expect(selectBunUpstream({}).warning).toBeUndefined();
   });
 });
