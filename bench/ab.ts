@@ -2,7 +2,10 @@
  * A/B of two source trees of the gateway on one runtime: `npm run bench:ab -- --a DIR --b DIR
  * [--runtime node|bun] [--scenario NAME] [--pairs 6] [--seconds 3] [--connections 64] [--apart]
  * [--a-flags=FLAGS] [--b-flags=FLAGS]` (Node flags for one side, after `npm start`'s) [--promises]
- * (Node: promises created per request on each side, exact, instead of the CPU ratio).
+ * (Node: promises created per request on each side, exact, instead of the CPU ratio)
+ * [--a-env NAME=VALUE] [--b-env NAME=VALUE] (repeatable: one side's environment, so one tree can
+ * be compared with itself, `SWITCHYARD_UPSTREAM_CLIENT=undici` on one side) [--tls] (upstream
+ * calls over https, to nginx's TLS port).
  *
  * On this kind of machine a process can run 15% slower, or 2.5 times slower, than the same build
  * minutes later, so a before/after pair of runs says little (the same build against itself, run
@@ -20,6 +23,7 @@ import { existsSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkAnswer } from './lib/check.ts';
+import { BENCH_CA } from './lib/nginx.ts';
 import { findLoadTools, findScenario, startRig } from './lib/rig.ts';
 import { cpuMicros, listeningPid } from './lib/proc-stats.ts';
 import { launch, ROOT, stop, waitListening, type Launched } from './lib/procs.ts';
@@ -62,9 +66,12 @@ async function main(): Promise<void> {
       'a-flags': { type: 'string', default: '' },
       'b-flags': { type: 'string', default: '' },
       promises: { type: 'boolean', default: false },
+      'a-env': { type: 'string', multiple: true, default: [] },
+      'b-env': { type: 'string', multiple: true, default: [] },
+      tls: { type: 'boolean', default: false },
     },
   });
-  if (!values.a || !values.b) throw new Error('usage: npm run bench:ab -- --a DIR --b DIR [--runtime node|bun] [--scenario NAME] [--pairs N] [--seconds S] [--a-flags=FLAGS] [--b-flags=FLAGS] [--promises]');
+  if (!values.a || !values.b) throw new Error('usage: npm run bench:ab -- --a DIR --b DIR [--runtime node|bun] [--scenario NAME] [--pairs N] [--seconds S] [--a-flags=FLAGS] [--b-flags=FLAGS] [--promises] [--a-env NAME=VALUE] [--b-env NAME=VALUE] [--tls]');
   if (values.runtime !== 'node' && (values['a-flags'] || values['b-flags'] || values.promises)) throw new Error('--a-flags, --b-flags and --promises are for Node: use them with --runtime node');
   const runtime = values.runtime;
   if (runtime !== 'node' && runtime !== 'bun') throw new Error('--runtime: node or bun');
@@ -77,7 +84,16 @@ async function main(): Promise<void> {
   const together = !values.apart;
   const half = Math.max(1, Math.floor(connections / 2));
 
-  const { dir, upstream, configPath } = await startRig('ab', nginx, LOAD_CPU);
+  const { dir, upstream, configPath } = await startRig('ab', nginx, LOAD_CPU, values.tls);
+  const sideEnv = (name: 'A' | 'B'): Record<string, string> => {
+    const env: Record<string, string> = { PORT: '0', HOST: '127.0.0.1', ...(values.tls ? { NODE_EXTRA_CA_CERTS: BENCH_CA } : {}) };
+    for (const pair of values[name === 'A' ? 'a-env' : 'b-env']!) {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new Error(`--${name.toLowerCase()}-env: NAME=VALUE, not "${pair}"`);
+      env[pair.slice(0, at)] = pair.slice(at + 1);
+    }
+    return env;
+  };
 
   const sides: Side[] = (['A', 'B'] as const).map((name) => {
     const tree = resolve(name === 'A' ? values.a! : values.b!);
@@ -93,7 +109,7 @@ async function main(): Promise<void> {
   });
 
   const start = async (side: Side) => {
-    const server = launch(SERVER_CPU, side.cmd, side.args, { env: { PORT: '0', HOST: '127.0.0.1' }, stdoutFile: join(dir, `access-${side.name}.log`) });
+    const server = launch(SERVER_CPU, side.cmd, side.args, { env: sideEnv(side.name), stdoutFile: join(dir, `access-${side.name}.log`) });
     const port = await waitListening(server, `${side.name} (${side.tree})`);
     // A side that answers errors would be measured as cheap: its answer is checked first, and a
     // run with any failed request is refused (measure).
@@ -130,7 +146,8 @@ async function main(): Promise<void> {
     return got as Record<'A' | 'B', SideRun>;
   };
 
-  say(`ab: ${runtime}, ${scenario.name}, ${pairs} pairs of ${seconds} s at ${connections} connections; A = ${sides[0]!.tree}, B = ${sides[1]!.tree}`);
+  const envText = (name: 'A' | 'B') => values[name === 'A' ? 'a-env' : 'b-env']!.map((pair) => ` ${pair}`).join('');
+  say(`ab: ${runtime}, ${scenario.name}${values.tls ? ' (upstream over TLS)' : ''}, ${pairs} pairs of ${seconds} s at ${connections} connections; A = ${sides[0]!.tree}${envText('A')}, B = ${sides[1]!.tree}${envText('B')}`);
   const ratios: number[] = [];
   const promiseCounts: Array<[number, number]> = [];
   for (let pair = 0; pair < pairs; pair++) {

@@ -1,7 +1,7 @@
 /**
  * Where the gateway's CPU goes under load: `npm run bench:profile -- [--runtime bun|node|deno]
  * [--bare | --thin] [--scenario NAME] [--seconds 3] [--warmup 2] [--connections 64] [--frequency 999] [--top 20]
- * [--syscalls]`.
+ * [--syscalls] [--tls]`.
  * Needs perf (Debian: linux-perf) besides nginx and wrk. See bench/README.md, "Profile".
  *
  * Two runs. Without a profiler: CPU per request per thread from /proc. Under `perf record` with
@@ -9,7 +9,8 @@
  * bench/lib/jitdump.ts) or V8's --perf-basic-prof (Node, Deno): the samples of the measured run summed per
  * thread and, on the main thread, by the innermost JavaScript function that led to them
  * (bench/lib/perf-samples.ts). With --syscalls, a third run under `strace -c -f` counts system
- * calls per request by name. Bun's own --cpu-prof sees only JavaScript and, under load, put a
+ * calls per request by name. With --tls the server calls nginx over https (its TLS port, the test
+ * authority trusted through NODE_EXTRA_CA_CERTS). Bun's own --cpu-prof sees only JavaScript and, under load, put a
  * third of its samples on functions that did not run.
  */
 import { spawnSync } from 'node:child_process';
@@ -19,7 +20,7 @@ import { join } from 'node:path';
 import { startDrip } from './lib/drip.ts';
 import { gatewayConfig } from './lib/gateway-config.ts';
 import { readJitDump, writePerfMap } from './lib/jitdump.ts';
-import { startNginx } from './lib/nginx.ts';
+import { BENCH_CA, startNginx } from './lib/nginx.ts';
 import { attributionMarkdown, createAttribution, readPerfScript } from './lib/perf-samples.ts';
 import { cpuMicros, listeningPid, minorFaults, threadCpu, threadCpuPerRequest, type ThreadCpuRow } from './lib/proc-stats.ts';
 import { installCleanup, launch, onExit, pinSelf, stop, stopAll, waitListening, which } from './lib/procs.ts';
@@ -41,6 +42,8 @@ interface ProfileArgs {
   thin: boolean;
   /** A run under strace counting system calls per request. */
   syscalls: boolean;
+  /** Upstream calls over TLS. */
+  tls: boolean;
   scenario: string;
   seconds: number;
   warmup: number;
@@ -50,15 +53,15 @@ interface ProfileArgs {
 }
 
 function readArgs(argv: string[]): ProfileArgs {
-  const args: ProfileArgs = { runtime: 'bun', bare: false, thin: false, syscalls: false, scenario: 'claude-anthropic-json', seconds: 3, warmup: 2, connections: 64, frequency: 999, top: 20 };
+  const args: ProfileArgs = { runtime: 'bun', bare: false, thin: false, syscalls: false, tls: false, scenario: 'claude-anthropic-json', seconds: 3, warmup: 2, connections: 64, frequency: 999, top: 20 };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
     if (name === '--bare' || name === '--thin') {
       args[name === '--bare' ? 'bare' : 'thin'] = true;
       continue;
     }
-    if (name === '--syscalls') {
-      args.syscalls = true;
+    if (name === '--syscalls' || name === '--tls') {
+      args[name === '--tls' ? 'tls' : 'syscalls'] = true;
       continue;
     }
     const value = argv[++i];
@@ -140,10 +143,16 @@ async function main(): Promise<void> {
 
   const upstream = await startNginx(nginx, join(dir, 'nginx'), LOAD_CPU, drip.port);
   const configPath = join(dir, 'switchyard.json');
-  writeFileSync(configPath, JSON.stringify(gatewayConfig(upstream.port, 'memory')));
+  const upstreamPort = args.tls ? upstream.tlsPort : upstream.port;
+  writeFileSync(configPath, JSON.stringify(gatewayConfig(upstreamPort, 'memory', args.tls ? 'https' : 'http')));
   const entry = args.bare ? `bench/bare-proxy-${args.runtime}.ts` : args.thin ? `bench/thin-gateway-${args.runtime}.ts` : `adapters/${args.runtime}.ts`;
   const [cmd, cmdArgs] = runtimeCommand(args.runtime, entry, args.bare ? [] : ['--config', configPath]);
-  const env = { PORT: '0', HOST: '127.0.0.1', UPSTREAM: `http://127.0.0.1:${upstream.port}` };
+  const env = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    UPSTREAM: `${args.tls ? 'https' : 'http'}://127.0.0.1:${upstreamPort}`,
+    ...(args.tls ? { NODE_EXTRA_CA_CERTS: BENCH_CA } : {}),
+  };
   const path = args.bare ? scenario.upstreamPath : scenario.gatewayPath;
   const what = args.bare ? `bare ${args.runtime} proxy` : args.thin ? `thin ${args.runtime} gateway` : `${args.runtime} gateway`;
 
@@ -201,7 +210,7 @@ async function main(): Promise<void> {
   const result = attribution.result();
   console.log(
     [
-      `### ${what}, ${scenario.label}, ${args.connections} connections`,
+      `### ${what}, ${scenario.label}, ${args.connections} connections${args.tls ? ', upstream over TLS' : ''}`,
       '',
       `Without perf: ${Math.round(plainRun.rps).toLocaleString('en-US')} req/s; CPU per request by thread (/proc):`,
       '',

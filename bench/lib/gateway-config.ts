@@ -6,10 +6,10 @@ export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 /**
  * The gateway under test: one static key, usage accounting in memory, the admin API (to read
  * the usage records back after the run), and one provider per canned answer so the model name
- * picks JSON or SSE, passthrough or translation.
+ * picks JSON or SSE, passthrough or translation; `https` for nginx's TLS port.
  */
-export function gatewayConfig(nginxPort: number, storage: 'memory' | { sqlite: string }): GatewayConfigInput {
-  const base = `http://127.0.0.1:${nginxPort}`;
+export function gatewayConfig(nginxPort: number, storage: 'memory' | { sqlite: string }, scheme: 'http' | 'https' = 'http'): GatewayConfigInput {
+  const base = `${scheme}://127.0.0.1:${nginxPort}`;
   const anthropic = (path: string) => ({ type: 'anthropic' as const, baseUrl: `${base}/${path}`, apiKey: 'sk-ant-bench' });
   const openai = (path: string) => ({ type: 'openai' as const, baseUrl: `${base}/${path}/v1`, apiKey: 'sk-bench', reasoningField: 'reasoning' as const });
   const gemini = (path: string) => ({ type: 'gemini' as const, baseUrl: `${base}/${path}`, apiKey: 'bench-gemini-key' });

@@ -11,9 +11,10 @@ import { SCENARIOS, type Scenario } from './scenarios.ts';
 /**
  * What the side-by-side tools (`bench:ab`, `bench:warm`) stand on: this process pinned to the
  * load core, a temporary directory removed on exit, the dripping upstream, nginx in front of it,
- * and a gateway configuration (memory usage store) pointing at nginx.
+ * and a gateway configuration (memory usage store) pointing at nginx, at its TLS port with `tls`
+ * (the servers then need NODE_EXTRA_CA_CERTS=BENCH_CA).
  */
-export async function startRig(name: string, nginx: string, loadCpu: number): Promise<{ dir: string; upstream: { server: Launched; port: number }; configPath: string }> {
+export async function startRig(name: string, nginx: string, loadCpu: number, tls = false): Promise<{ dir: string; upstream: { server: Launched; port: number }; configPath: string }> {
   installCleanup();
   pinSelf(loadCpu);
   const dir = mkdtempSync(join(tmpdir(), `switchyard-${name}-`));
@@ -26,7 +27,7 @@ export async function startRig(name: string, nginx: string, loadCpu: number): Pr
   });
   const upstream = await startNginx(nginx, join(dir, 'nginx'), loadCpu, drip.port);
   const configPath = join(dir, 'switchyard.json');
-  writeFileSync(configPath, JSON.stringify(gatewayConfig(upstream.port, 'memory')));
+  writeFileSync(configPath, JSON.stringify(gatewayConfig(tls ? upstream.tlsPort : upstream.port, 'memory', tls ? 'https' : 'http')));
   return { dir, upstream, configPath };
 }
 
