@@ -12,7 +12,7 @@ import { checkAnswer } from './lib/check.ts';
 import { startDrip } from './lib/drip.ts';
 import { gatewayConfig } from './lib/gateway-config.ts';
 import { measureScenario, type LoadRun } from './lib/measure.ts';
-import { startNginx } from './lib/nginx.ts';
+import { BENCH_CA, startNginx } from './lib/nginx.ts';
 import { memory } from './lib/proc-stats.ts';
 import { installCleanup, onExit, pinSelf, ROOT, stop, stopAll, which } from './lib/procs.ts';
 import { runtimeMarkdown, soakMarkdown, thinMarkdown, type RuntimeResult, type SoakResult } from './lib/report.ts';
@@ -44,23 +44,30 @@ function tools(): { nginx: string; wrk: string } {
 const nginxVersion = (bin: string) => /nginx\/(\S+)/.exec(spawnSync(bin, ['-v'], { encoding: 'utf8' }).stderr)?.[1];
 const wrkVersion = (bin: string) => /wrk (\S+)/.exec(spawnSync(bin, ['-v'], { encoding: 'utf8' }).stdout)?.[1];
 
-async function startPair(runtime: Runtime, dir: string, nginxPort: number, storage: 'memory' | 'sqlite', withBare: boolean, withThin: boolean): Promise<{ bare?: Server; gateway: Server; thin?: Server; accessLog: string }> {
+/** nginx as the servers under test call it: its plain port, or with --tls its TLS port. */
+interface UpstreamSide {
+  port: number;
+  scheme: 'http' | 'https';
+}
+
+async function startPair(runtime: Runtime, dir: string, upstream: UpstreamSide, storage: 'memory' | 'sqlite', withBare: boolean, withThin: boolean): Promise<{ bare?: Server; gateway: Server; thin?: Server; accessLog: string }> {
   if (!runtimeBin(runtime)) throw new Error(`${runtime} is not installed (looked in node_modules and PATH; run npm install)`);
   const configPath = join(dir, `switchyard-${runtime}.json`);
   const store = storage === 'memory' ? 'memory' : { sqlite: join(dir, `usage-${runtime}.db`) };
-  writeFileSync(configPath, JSON.stringify(gatewayConfig(nginxPort, store), null, 2));
+  writeFileSync(configPath, JSON.stringify(gatewayConfig(upstream.port, store, upstream.scheme), null, 2));
   const accessLog = join(dir, `access-${runtime}.log`);
+  const trust: Record<string, string> = upstream.scheme === 'https' ? { NODE_EXTRA_CA_CERTS: BENCH_CA } : {};
   const bare = !withBare ? undefined : await startServer({
     name: `bare ${runtime} proxy`, runtime, entry: `bench/bare-proxy-${runtime}.ts`, cpu: SERVER_CPU,
-    env: { UPSTREAM: `http://127.0.0.1:${nginxPort}` }, stderrFile: join(dir, `bare-${runtime}.err.log`),
+    env: { UPSTREAM: `${upstream.scheme}://127.0.0.1:${upstream.port}`, ...trust }, stderrFile: join(dir, `bare-${runtime}.err.log`),
   });
   const gateway = await startServer({
     name: 'gateway', runtime, entry: `adapters/${runtime}.ts`, args: ['--config', configPath], cpu: SERVER_CPU,
-    env: {}, stdoutFile: accessLog, stderrFile: join(dir, `gateway-${runtime}.err.log`),
+    env: trust, stdoutFile: accessLog, stderrFile: join(dir, `gateway-${runtime}.err.log`),
   });
   const thin = !withThin ? undefined : await startServer({
     name: `thin ${runtime} gateway`, runtime, entry: `bench/thin-gateway-${runtime}.ts`, args: ['--config', configPath], cpu: SERVER_CPU,
-    env: {}, stdoutFile: join(dir, `access-thin-${runtime}.log`), stderrFile: join(dir, `thin-${runtime}.err.log`),
+    env: trust, stdoutFile: join(dir, `access-thin-${runtime}.log`), stderrFile: join(dir, `thin-${runtime}.err.log`),
   });
   say(`${runtime}: ${bare ? `bare proxy pid ${bare.pid} port ${bare.port}; ` : ''}gateway pid ${gateway.pid} port ${gateway.port}; ${thin ? `thin gateway pid ${thin.pid} port ${thin.port}; ` : ''}access log ${accessLog}`);
   return { bare, gateway, thin, accessLog };
@@ -83,7 +90,7 @@ async function main(): Promise<void> {
   const started = new Date();
   const drip = await startDrip(args.dripMs);
   const upstream = await startNginx(nginx, join(dir, 'nginx'), LOAD_CPU, drip.port);
-  say(`bench: nginx on 127.0.0.1:${upstream.port} (core ${LOAD_CPU}), temp dir ${dir}`);
+  say(`bench: nginx on 127.0.0.1:${upstream.port} and, over TLS, :${upstream.tlsPort} (core ${LOAD_CPU}), temp dir ${dir}${args.tls ? '; servers call it over TLS' : ''}`);
   const runtimes: RuntimeResult[] = [];
   const soaks: SoakResult[] = [];
   const peers: unknown[] = [];
@@ -91,7 +98,8 @@ async function main(): Promise<void> {
   try {
     for (const runtime of args.runtimes) {
       const withThin = args.thin && !args.soak && THIN_RUNTIMES.includes(runtime);
-      const { bare, gateway, thin, accessLog } = await startPair(runtime, dir, upstream.port, args.storage, !args.soak, withThin);
+      const side: UpstreamSide = args.tls ? { port: upstream.tlsPort, scheme: 'https' } : { port: upstream.port, scheme: 'http' };
+      const { bare, gateway, thin, accessLog } = await startPair(runtime, dir, side, args.storage, !args.soak, withThin);
       try {
         if (args.soak) {
           const scenario = (args.scenarios?.length ? scenarios[0] : SCENARIOS.find((s) => s.name === 'claude-anthropic-json'))!;
@@ -118,7 +126,7 @@ async function main(): Promise<void> {
           accounting: await readAccounting(gateway.port, accessLog),
         };
         runtimes.push(result);
-        markdown.push(runtimeMarkdown(result, scenarios, { seconds: args.seconds, rounds: args.rounds, connections: args.connections, dripMs: args.dripMs, storage: args.storage }));
+        markdown.push(runtimeMarkdown(result, scenarios, { seconds: args.seconds, rounds: args.rounds, connections: args.connections, dripMs: args.dripMs, storage: args.storage, tls: args.tls }));
         console.log(`\n${markdown.at(-1)}\n`);
         if (thin) {
           markdown.push(thinMarkdown(result, scenarios));

@@ -19,6 +19,8 @@ export interface BenchArgs {
   thin: boolean;
   /** The large-prompt scenarios added to the run. */
   large: boolean;
+  /** Bare proxies and gateways call nginx over https (its TLS port); clients and the direct runs stay on http. */
+  tls: boolean;
 }
 
 export const USAGE = `usage: node --import tsx bench/run.ts [options]
@@ -47,6 +49,10 @@ export const USAGE = `usage: node --import tsx bench/run.ts [options]
   --thin                        also measure the thin gateway (bench/thin-gateway-{bun,node}.ts: the
                                 targets' features in one function) on the Claude-style → Anthropic
                                 scenarios, alternating with the bare proxy and the gateway
+  --tls                         bare proxies, gateways and thin gateways call nginx over https (as
+                                hosted providers are reached; a test authority's certificate,
+                                trusted through NODE_EXTRA_CA_CERTS); wrk and the direct runs stay
+                                on http
   --keep                        keep the temporary directory (configs, logs, access log)`;
 
 /** "5s", "500ms", "2m" or a plain number of seconds. */
@@ -58,7 +64,7 @@ export function parseDuration(text: string): number {
 }
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { runtimes: ['node'], seconds: 2, warmupSeconds: 1, rounds: 3, connections: [8, 64], ttfbCount: 50, dripMs: 20, storage: 'memory', keepTemp: false, thin: false, large: false };
+  const args: BenchArgs = { runtimes: ['node'], seconds: 2, warmupSeconds: 1, rounds: 3, connections: [8, 64], ttfbCount: 50, dripMs: 20, storage: 'memory', keepTemp: false, thin: false, large: false, tls: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -113,6 +119,7 @@ export function parseArgs(argv: string[]): BenchArgs {
       case '--keep': args.keepTemp = true; break;
       case '--thin': args.thin = true; break;
       case '--large': args.large = true; break;
+      case '--tls': args.tls = true; break;
       case '--help': case '-h': console.log(USAGE); process.exit(0); break;
       default: throw new Error(`unknown option ${arg}\n${USAGE}`);
     }
@@ -120,5 +127,6 @@ export function parseArgs(argv: string[]): BenchArgs {
   if (args.seconds < 1) throw new Error('--duration: at least 1s (wrk runs whole seconds)');
   if (args.thin && (args.soak || !args.runtimes.some((r) => r !== 'deno'))) throw new Error('--thin: measured in the Node and Bun matrix runs (not with --soak or Deno alone)');
   if (args.peer && (args.soak || !args.runtimes.includes('node'))) throw new Error('--peer portkey: measured in the Node matrix run (with --runtime node or all, without --soak)');
+  if (args.peer && args.tls) throw new Error('--peer portkey: measured over plain HTTP (not with --tls)');
   return args;
 }

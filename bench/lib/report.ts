@@ -28,11 +28,11 @@ const f3 = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(3)}`;
 const f2 = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
 const mib = (n: number) => `${(n / MiB).toFixed(1)} MiB`;
 
-export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: { seconds: number; rounds: number; connections: number[]; dripMs: number; storage: string }): string {
+export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: { seconds: number; rounds: number; connections: number[]; dripMs: number; storage: string; tls?: boolean }): string {
   const lo = Math.min(...meta.connections);
   const hi = Math.max(...meta.connections);
   const lines: string[] = [];
-  lines.push(`### ${r.runtime} (${r.version}): gateway vs bare ${r.runtime} proxy, same run`);
+  lines.push(`### ${r.runtime} (${r.version}): gateway vs bare ${r.runtime} proxy, same run${meta.tls ? ', both calling nginx over TLS' : ''}`);
   lines.push('');
   const rounds = meta.rounds > 1 ? `, bare proxy and gateway alternating, each number the median of ${meta.rounds} runs` : '';
   lines.push(`wrk -t1, ${meta.seconds} s per run${rounds}; server on core 0, wrk + nginx on core 1. "added" = over calling nginx directly; SSE latency = time to last byte; "pass" = a translated row's throughput ÷ its passthrough's, the passthrough run on the gateway in the translated row's own rotation at ${hi} connections.`);

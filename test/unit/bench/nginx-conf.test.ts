@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parseArgs } from '../../../bench/lib/args.ts';
 import { renderNginxConf } from '../../../bench/lib/nginx.ts';
 
 describe("the benchmark's nginx configuration", () => {
@@ -18,5 +19,13 @@ describe("the benchmark's nginx configuration", () => {
 
   it('refuses a slot it has no value for', () => {
     expect(() => renderNginxConf('listen {{NOPE}};', { port: 1, tlsPort: 2, dir: '/d', dripPort: 3 })).toThrow('unknown slot {{NOPE}}');
+  });
+});
+
+describe('npm run bench -- --tls', () => {
+  it('is off by default, and refuses the peer gateway (measured over plain HTTP)', () => {
+    expect(parseArgs([]).tls).toBe(false);
+    expect(parseArgs(['--tls', '--runtime', 'bun']).tls).toBe(true);
+    expect(() => parseArgs(['--tls', '--peer', 'portkey'])).toThrow('not with --tls');
   });
 });
