@@ -25,7 +25,8 @@ export function selectDenoUpstream(env: Record<string, string | undefined>, read
   const fetch = { fetch: undefined, name: 'fetch' } as const;
   if (env.SWITCHYARD_UPSTREAM_CLIENT === 'fetch' || FETCH_ONLY_SETTINGS.some((name) => Boolean(env[name]))) return fetch;
   if (!env.NODE_EXTRA_CA_CERTS) return { fetch: createNodeSocketFetch(), name: 'sockets' };
-  // A Deno that cannot list what its fetch trusts keeps its fetch rather than trust less.
+  // A Deno that cannot list what its fetch trusts keeps its fetch rather than trust less (an
+  // empty list, as `ca`, would trust nothing at all).
   const ca = readCa();
-  return ca ? { fetch: createNodeSocketFetch({ ca }), name: 'sockets' } : fetch;
+  return ca?.length ? { fetch: createNodeSocketFetch({ ca }), name: 'sockets' } : fetch;
 }

@@ -152,7 +152,9 @@ describe('selectDenoUpstream', () => {
   it("uses the sockets, given what Deno lists as trusted when NODE_EXTRA_CA_CERTS adds certificates", () => {
     expect(selectDenoUpstream({}, defaultCa).name).toBe('sockets');
     let read = 0;
-    expect(selectDenoUpstream({ NODE_EXTRA_CA_CERTS: '/etc/ssl/extra.pem' }, () => (read++, [])).name).toBe('sockets');
+    expect(selectDenoUpstream({ NODE_EXTRA_CA_CERTS: '/etc/ssl/extra.pem' }, () => (read++, defaultCa())).name).toBe('sockets');
+    expect(read).toBe(1);
+    expect(selectDenoUpstream({}, () => (read++, defaultCa())).name).toBe('sockets');
     expect(read).toBe(1);
   });
 
@@ -162,6 +164,7 @@ describe('selectDenoUpstream', () => {
     expect(selectDenoUpstream({ DENO_TLS_CA_STORE: 'system' }, defaultCa).name).toBe('fetch');
     expect(selectDenoUpstream({ SWITCHYARD_UPSTREAM_CLIENT: 'fetch' }, defaultCa).name).toBe('fetch');
     expect(selectDenoUpstream({ NODE_EXTRA_CA_CERTS: '/etc/ssl/extra.pem' }, () => undefined).name).toBe('fetch');
+    expect(selectDenoUpstream({ NODE_EXTRA_CA_CERTS: '/etc/ssl/extra.pem' }, () => []).name).toBe('fetch');
     expect(selectDenoUpstream({ HTTPS_PROXY: '' }, defaultCa).name).toBe('sockets');
   });
 });
