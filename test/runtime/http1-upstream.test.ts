@@ -140,7 +140,12 @@ describe.each(runtimes)('the upstream client the adapter selects on $name, and t
     expect(await probe({})).toEqual({ client: 'sockets', error: expect.stringMatching(/^Could not connect to https:\/\/localhost:\d+$/), cause: expect.stringMatching(/verify the first certificate/) });
     expect(await probe({ NODE_EXTRA_CA_CERTS: CA })).toEqual({ client: 'sockets', status: 200, body: '{"ok":true}' });
     // Bun's sockets, given no ca, verify against the store its fetch uses, which SSL_CERT_FILE adds to.
-    if (name.startsWith('Bun')) expect(await probe({ SSL_CERT_FILE: CA })).toEqual({ client: 'sockets', status: 200, body: '{"ok":true}' });
+    if (name.startsWith('Bun')) {
+      expect(await probe({ SSL_CERT_FILE: CA })).toEqual({ client: 'sockets', status: 200, body: '{"ok":true}' });
+      // With NODE_EXTRA_CA_CERTS naming another certificate too: a list of roots and extra
+      // certificates given as `ca` (as until the thirtieth round) would leave SSL_CERT_FILE's out.
+      expect(await probe({ SSL_CERT_FILE: CA, NODE_EXTRA_CA_CERTS: `${ROOT}/test/fixtures/tls/localhost-cert.pem` })).toEqual({ client: 'sockets', status: 200, body: '{"ok":true}' });
+    }
     // Deno's node:tls follows neither DENO_CERT nor an HTTP proxy: its fetch is kept for them.
     if (name.startsWith('Deno')) expect(await probe({ DENO_CERT: CA })).toEqual({ client: 'fetch', status: 200, body: '{"ok":true}' });
   });
