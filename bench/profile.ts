@@ -109,7 +109,8 @@ async function countSyscalls(pid: number, wrk: string, url: string, scenario: st
   const strace = which('strace');
   if (!strace) throw new Error('--syscalls needs strace (Debian: apt-get install -y strace)');
   const traced = launch(LOAD_CPU, strace, ['-c', '-f', '-p', String(pid)], {});
-  // strace attaches to every thread before the counted run; the counts of a short warm-up go with it.
+  // Time for strace to attach to every thread; what the idle server does meanwhile (a few timer
+  // calls) is counted too, against the tens of thousands of the run.
   await new Promise((resolve) => setTimeout(resolve, 500));
   const run = await runWrk(wrk, LOAD_CPU, url, scenario, args.connections, args.seconds);
   const ended = new Promise<void>((resolve) => traced.child.once('close', () => resolve()));
