@@ -8,7 +8,7 @@ import { Buffer } from 'node:buffer';
 
 import type { HeadersLike } from '../core/index.ts';
 import { joinBytes } from '../core/http/join-bytes.ts';
-import { HeaderLines } from './http1-headers.ts';
+import { HeaderFields } from './http1-headers.ts';
 
 export interface ResponseSink {
   /** The final answer's status and headers (1xx answers are skipped). */
@@ -41,6 +41,8 @@ const LF = 10;
 /** Status line (version, code, optional reason), then each header line after its CRLF. */
 const HEAD = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n\0]*)?((?:\r\n[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\r\n\0]*)*)$/;
 const DIGITS = /^\d+$/;
+/** A header value that is one token, without commas or whitespace around it. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** A chunk size: hex digits, before any extensions (ignored, as RFC 9112 allows). */
 const HEX = /^[0-9A-Fa-f]+$/;
 /** Longest chunk-size or trailer line accepted. */
@@ -184,8 +186,7 @@ export class Http1ResponseReader {
       if (code === 101) throw new Http1ParseError('Unexpected protocol switch');
       return;
     }
-    const fields = status[3]!;
-    const headers = new HeaderLines(fields ? fields.slice(2).split('\r\n') : []);
+    const headers = new HeaderFields(status[3]!);
     this.#headed = true;
     const connection = readList(headers.get('connection'));
     this.#keepAlive = status[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive');
@@ -195,7 +196,7 @@ export class Http1ResponseReader {
     if (this.#state === State.Done) this.#sink.onEnd();
   }
 
-  #readFraming(code: number, headers: HeaderLines): State {
+  #readFraming(code: number, headers: HeaderFields): State {
     if (this.#noBody || code === 204 || code === 304) return State.Done;
     const coding = readList(headers.get('transfer-encoding'));
     const length = headers.get('content-length');
@@ -207,11 +208,7 @@ export class Http1ResponseReader {
       return State.UntilClose;
     }
     if (length !== null) {
-      // Repeated or comma-joined, every value must be the same number.
-      const values = length.split(',');
-      const first = values[0]!.trim();
-      if (!DIGITS.test(first) || values.some((value) => value.trim() !== first)) throw new Http1ParseError('Malformed content-length');
-      this.#remaining = Number(first);
+      this.#remaining = Number(readContentLength(length));
       if (!Number.isSafeInteger(this.#remaining)) throw new Http1ParseError('Malformed content-length');
       return this.#remaining === 0 ? State.Done : State.Length;
     }
@@ -258,9 +255,21 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/** The one number a content-length holds: repeated or comma-joined, every value must be the same. */
+function readContentLength(value: string): string {
+  if (DIGITS.test(value)) return value;
+  const values = value.split(',');
+  const first = values[0]!.trim();
+  for (const other of values) if (other.trim() !== first) throw new Http1ParseError('Malformed content-length');
+  if (!DIGITS.test(first)) throw new Http1ParseError('Malformed content-length');
+  return first;
+}
+
 /** Comma-separated tokens of a header, lower-cased (`connection`, `transfer-encoding`). */
 function readList(value: string | null): string[] {
   if (value === null) return [];
+  // One token as the usual `keep-alive` or `chunked` comes: no split.
+  if (TOKEN.test(value)) return [value.toLowerCase()];
   const out: string[] = [];
   for (const part of value.split(',')) {
     const token = part.trim().toLowerCase();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeaderLines } from '../../../adapters/http1-headers.ts';
+import { HeaderFields } from '../../../adapters/http1-headers.ts';
 import { Http1ParseError, Http1ResponseReader, MAX_HEAD_BYTES } from '../../../adapters/http1-response.ts';
 import type { HeadersLike } from '../../../core/index.ts';
 
@@ -125,6 +125,9 @@ describe('Http1ResponseReader', () => {
   it('keeps the connection by the rules of each version, and reads the keep-alive hint', () => {
     expect(readAll([bytes('HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 0\r\n\r\n')]).keepAlive).toBe(false);
     expect(readAll([bytes('HTTP/1.1 200 OK\r\nConnection: Keep-Alive, Close\r\ncontent-length: 0\r\n\r\n')]).keepAlive).toBe(false);
+    // One token in capitals, as some servers send it.
+    expect(readAll([bytes('HTTP/1.1 200 OK\r\nConnection: CLOSE\r\ncontent-length: 0\r\n\r\n')]).keepAlive).toBe(false);
+    expect(readAll([bytes('HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n')])).toMatchObject({ body: 'ok', ended: true, keepAlive: true });
     expect(readAll([bytes('HTTP/1.0 200 OK\r\ncontent-length: 0\r\n\r\n')]).keepAlive).toBe(false);
     expect(readAll([bytes('HTTP/1.0 200 OK\r\nconnection: keep-alive\r\ncontent-length: 0\r\n\r\n')]).keepAlive).toBe(true);
     expect(readAll([bytes('HTTP/1.1 200 OK\r\nKeep-Alive: timeout=5, max=100\r\ncontent-length: 0\r\n\r\n')])).toMatchObject({ keepAlive: true, keepAliveHint: 'timeout=5, max=100' });
@@ -192,8 +195,9 @@ describe('Http1ResponseReader', () => {
   });
 });
 
-describe('HeaderLines', () => {
-  const headers = new HeaderLines(['Content-Type: application/json', 'Set-Cookie: a=1', 'x-empty:', 'set-cookie:  b=2 ', 'Retry-After: 30']);
+describe('HeaderFields', () => {
+  const section = (...lines: string[]) => lines.map((line) => `\r\n${line}`).join('');
+  const headers = new HeaderFields(section('Content-Type: application/json', 'Set-Cookie: a=1', 'x-empty:', 'set-cookie:  b=2 ', 'Retry-After: 30'));
 
   it('gets any header case-insensitively, repeated values joined as Headers.get joins them', () => {
     expect(headers.get('content-type')).toBe('application/json');
@@ -214,5 +218,36 @@ describe('HeaderLines', () => {
       ['x-empty', ''],
       ['retry-after', '30'],
     ]);
+  });
+
+  it('reads no fields from an empty section, and values with tabs and inner spaces kept', () => {
+    const none = new HeaderFields('');
+    expect(none.get('content-type')).toBeNull();
+    const seen: string[] = [];
+    none.forEach((_value, name) => seen.push(name));
+    expect(seen).toEqual([]);
+    expect(new HeaderFields(section('X-A:\t one  two \t', 'X-B:x')).values).toEqual(['one  two', 'x']);
+  });
+
+  it('finds a name repeated under another spelling in a later head, after a head that had it once', () => {
+    // The repeat mark belongs to the head being read: the first head must not leave one behind.
+    expect(new HeaderFields(section('Warning: 1', 'X-Other: 2')).get('warning')).toBe('1');
+    const later = new HeaderFields(section('WARNING: 3', 'x-other: 4', 'warning: 5'));
+    expect(later.get('warning')).toBe('3, 5');
+    const seen: Array<[string, string]> = [];
+    later.forEach((value, name) => seen.push([name, value]));
+    expect(seen).toEqual([
+      ['warning', '3, 5'],
+      ['x-other', '4'],
+    ]);
+  });
+
+  it('keeps reading names correctly after its table of known names has been emptied', () => {
+    // More distinct names than the table keeps (512): it is emptied between heads, and a head
+    // read after that still finds its own repeated names.
+    for (let i = 0; i < 6; i++) new HeaderFields(section(...Array.from({ length: 100 }, (_, k) => `X-Name-${i}-${k}: ${k}`)));
+    const after = new HeaderFields(section('X-Name-0-1: a', 'x-name-0-1: b', 'Content-Length: 2'));
+    expect(after.get('x-name-0-1')).toBe('a, b');
+    expect(after.get('content-length')).toBe('2');
   });
 });
