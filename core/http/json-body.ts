@@ -10,6 +10,9 @@ import { readTextBytes } from './text-bytes.ts';
  */
 export const KEEP_OBJECT_BYTES = 64 * 1024;
 
+/** Up to this length an ASCII body is spliced as text (see spliceMember); past ~16 K it was slower on Node. */
+const SPLICE_AS_TEXT_CHARS = 8 * 1024;
+
 const decoder = new TextDecoder();
 
 /**
@@ -98,7 +101,12 @@ export class JsonBody {
     // The parse found `key` at the top level: the splice may take its shortcut.
     const present = Object.hasOwn(this.#head, key);
     const exact = readTextBytes(this.bytes, text);
-    return exact ? spliceTopLevelBytes(exact, text, key, json, present) : spliceTopLevel(text, key, json, present);
+    // A short ASCII body is spliced as text, which the upstream client encodes once into the
+    // request's own buffer; spliced bytes are copied into an array of their own first (a ~1 KB
+    // body: ~5.0 against ~3.1 µs on Node 20, ~2.3 against ~2.0 on Bun). Longer or with other
+    // characters, the text costs more to flatten and encode than the bytes to copy.
+    if (exact && !(text.length === exact.byteLength && text.length <= SPLICE_AS_TEXT_CHARS)) return spliceTopLevelBytes(exact, text, key, json, present);
+    return spliceTopLevel(text, key, json, present);
   }
 
   /**

@@ -89,6 +89,19 @@ describe('JsonBody', () => {
     });
   });
 
+  it('splices a short ASCII body as text, and a longer or non-ASCII one into its bytes, each exactly', () => {
+    const short = bodyOf({ model: 'alias', messages: [{ role: 'user', content: 'hi' }] });
+    expect(short.spliceMember('model', '"real"')).toBe(short.text.replace('"alias"', '"real"'));
+    const accented = bodyOf({ model: 'alias', messages: [{ role: 'user', content: 'café' }] });
+    const intoBytes = accented.spliceMember('model', '"real"');
+    expect(intoBytes).toBeInstanceOf(Uint8Array);
+    expect(new TextDecoder().decode(intoBytes as Uint8Array)).toBe(accented.text.replace('"alias"', '"real"'));
+    const long = bodyOf({ model: 'alias', messages: [{ role: 'user', content: 'x'.repeat(9000) }] });
+    const longOut = long.spliceMember('model', '"real"');
+    expect(longOut).toBeInstanceOf(Uint8Array);
+    expect(new TextDecoder().decode(longOut as Uint8Array)).toBe(long.text.replace('"alias"', '"real"'));
+  });
+
   it('once dropped, keeps its head and refuses to be read (a bug, not a client error)', () => {
     const body = bodyOf({ model: 'm', messages: [] });
     body.drop();
