@@ -39,7 +39,7 @@ export interface FakeUpstream {
   /** Base URL, e.g. http://127.0.0.1:41234 */
   url: string;
   requests: RecordedRequest[];
-  /** Responses whose client disconnected before the fake finished writing them. */
+  /** Responses whose client disconnected before the fake finished writing them (or began to). */
   aborts: number;
   /** Bytes of chunks written so far, over every reply. */
   chunkBytes: number;
@@ -63,13 +63,15 @@ export async function startFakeUpstream(initial: FakeHandler = () => ({ status: 
   const server: Server = createServer(async (req, res) => {
     const recorded = await record(req);
     requests.push(recorded);
+    // Tracked from here: a client that leaves while the handler still works on its answer (a
+    // model that has not sent its headers yet) aborts it too.
+    const finish = aborts.track(res);
     let reply: FakeReply;
     try {
       reply = await handler(recorded);
     } catch (err) {
       reply = { status: 500, body: { error: String(err) } };
     }
-    const finish = aborts.track(res);
     const headers: Record<string, string> = { ...reply.headers };
     if (reply.chunks) {
       headers['content-type'] ??= 'text/event-stream';

@@ -289,6 +289,23 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       await fake.waitForAborts(before + STREAMS_AT_ONCE, 10_000);
     }, 30_000);
 
+    it.skipIf(opts.buffered)('a client that leaves before the upstream has answered cancels the upstream call (JSON and stream)', async () => {
+      const fake = opts.upstream();
+      // A model still working: no headers yet.
+      fake.reply(() => new Promise<never>(() => {}));
+      for (const stream of [false, true]) {
+        const before = fake.aborts;
+        const sent = fake.requests.length;
+        const controller = new AbortController();
+        const answer = messages(ask({ stream }), { signal: controller.signal }).catch(() => undefined);
+        for (const deadline = Date.now() + 5000; fake.requests.length === sent && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(fake.requests.length).toBe(sent + 1);
+        controller.abort();
+        await answer;
+        await fake.waitForAborts(before + 1, 5000);
+      }
+    });
+
     it.skipIf(opts.buffered)('a client abort cancels the upstream call', async () => {
       const fake = opts.upstream();
       const before = fake.aborts;
