@@ -1,5 +1,5 @@
 import type { Server } from 'bun';
-import type { Gateway, Reply, UpstreamFetch } from '../core/index.ts';
+import { ClientAbort, CLIENT_SIGNAL, type Gateway, type Reply, type UpstreamFetch } from '../core/index.ts';
 import { writeBunResponse } from './bun-response.ts';
 import { createBunFetch } from './bun-upstream.ts';
 
@@ -21,6 +21,7 @@ export function serveBun(gateway: Pick<Gateway, 'reply'>, options: { port: numbe
     fetch: async (request, server) => {
       server.timeout(request, 0);
       const written = () => server.timeout(request, idleTimeout);
+      watchBunClient(request);
       let reply: Reply | Response;
       try {
         reply = await gateway.reply(request);
@@ -31,6 +32,21 @@ export function serveBun(gateway: Pick<Gateway, 'reply'>, options: { port: numbe
       return writeBunResponse(reply, written);
     },
   });
+}
+
+/**
+ * Gives core the client's leaving on a light signal (core/http/client-signal.ts), fed by one
+ * `onabort` handler on Bun's own: core and the upstream client add and remove a listener for each
+ * call (a stream's meter one more), and on Bun's native AbortSignal each such pair cost ~2 µs per
+ * request where the one handler costs ~1 (a bare Bun.serve under wrk). `request.signal` stays
+ * Bun's, for handlers that read it.
+ */
+export function watchBunClient(request: Request): void {
+  const signal = request.signal;
+  const client = new ClientAbort();
+  if (signal.aborted) client.abort(signal.reason);
+  else signal.onabort = () => client.abort(signal.reason);
+  (request as Request & { [CLIENT_SIGNAL]?: ClientAbort })[CLIENT_SIGNAL] = client;
 }
 
 /**

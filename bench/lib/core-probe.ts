@@ -11,7 +11,8 @@
  * fit in the young generation. Timed there, requests cost 3–5× more in some rounds than in others
  * (the first touch of each page of the huge young generation, in the kernel), so a scenario's
  * time depended on where its rounds fell. Under Bun (time only) it plays the Bun adapter
- * instead: Bun's own `Request` in, `writeBunResponse` out. Prints one JSON line per scenario.
+ * instead: Bun's own `Request` in (its client signal given to core by `watchBunClient`),
+ * `writeBunResponse` out. Prints one JSON line per scenario.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -130,8 +131,10 @@ function fakeRequest(url: string, init: { method: string; headers: Headers; body
 }
 
 const onBun = 'Bun' in globalThis;
-// Bun writes core's replies through the Bun adapter's own writer (direct streams).
+// Bun writes core's replies through the Bun adapter's own writer (direct streams), and gives core
+// the client's signal as its Bun.serve handler does.
 const writeBunResponse = onBun ? (await import('../../adapters/bun-response.ts')).writeBunResponse : undefined;
+const watchBunClient = onBun ? (await import('../../adapters/bun-serve.ts')).watchBunClient : undefined;
 let logBytes = 0;
 const gateway = await startGateway({
   configJson: JSON.stringify(gatewayConfig(1, 'memory')),
@@ -185,6 +188,7 @@ for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(','
   const once = async (): Promise<number> => {
     if (onBun) {
       const request = new Request(url, { method: init.method, headers: bunHeaders, ...(body && { body }) });
+      watchBunClient!(request);
       const response = await writeBunResponse!(await gateway.reply(request));
       const answer = await response.arrayBuffer();
       if (response.status !== 200) throw new Error(`core probe: ${scenario.name} answered ${response.status}: ${new TextDecoder().decode(answer)}`);
