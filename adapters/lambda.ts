@@ -56,7 +56,20 @@ export function createLambdaHandlers(source: GatewaySource): LambdaHandlers {
     // An error on a stream the client already left must not crash the runtime.
     responseStream.on('error', (err: unknown) => console.error(`switchyard: response stream: ${String(err)}`));
     const abort = new AbortController();
-    const response = await respond(event, abort.signal);
+    // A stream closed while the upstream has not answered yet (the client left during a long wait
+    // for a model's first byte) cancels the upstream call as a close mid-body does (pipeBody).
+    const onGone = () => abort.abort();
+    responseStream.once('close', onGone);
+    let response: Response;
+    try {
+      response = await respond(event, abort.signal);
+    } finally {
+      responseStream.off('close', onGone);
+    }
+    if (abort.signal.aborted) {
+      void response.body?.cancel().catch(() => {});
+      return;
+    }
     const { headers, cookies } = readResponseHeaders(response.headers);
     const stream = awsLambda().HttpResponseStream.from(responseStream, { statusCode: response.status, headers, cookies });
     await pipeBody(response.body, stream, abort);
