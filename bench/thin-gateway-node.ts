@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import process from 'node:process';
 import { drained } from '../adapters/node-io.ts';
+import { readNodeBody } from '../adapters/node-request.ts';
 import { createNodeSocketFetch } from '../adapters/node-sockets.ts';
 import { ClientAbort } from '../core/http/client-signal.ts';
 import type { UpstreamResponse } from '../core/index.ts';
@@ -20,6 +21,7 @@ import { readThinConfig, settleThin, type ThinRoute } from './lib/thin-gateway.t
 
 const { keys, routes } = readThinConfig(process.argv, process.env, (path) => readFileSync(path, 'utf8'));
 const HEADERS_TIMEOUT_MS = 600_000;
+const decoder = new TextDecoder();
 // The Node adapter's upstream client: it keeps the header time-out and takes the client's signal itself.
 const upstream = createNodeSocketFetch();
 
@@ -82,10 +84,9 @@ const server = createServer((req, res) => {
   if (req.method !== 'POST' || req.url !== '/api/anthropic/v1/messages') return error(res, 404, 'not found');
   const key = keys.get(String(req.headers['x-api-key'] ?? ''));
   if (!key) return error(res, 401, 'Invalid API key');
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    const text = Buffer.concat(chunks).toString('utf8');
+  // The Node adapter's body read: whole when it came with the head (adapters/node-request.ts).
+  void readNodeBody(req).then((bytes) => {
+    const text = decoder.decode(bytes);
     let body: { model?: unknown; stream?: unknown };
     try {
       body = JSON.parse(text);
@@ -95,7 +96,7 @@ const server = createServer((req, res) => {
     const route = typeof body.model === 'string' ? routes.get(body.model) : undefined;
     if (!route) return error(res, 404, 'model: not found');
     void relay(res, key, route, route.splice(text, body.model as string), String(req.headers['anthropic-version'] ?? '2023-06-01'), started);
-  });
+  }, () => res.destroy());
 });
 let requests = 0;
 server.keepAliveTimeout = 65_000;

@@ -92,12 +92,13 @@ describe('NodeRequest signals', () => {
 
 describe('NodeRequest body', () => {
   /** Serves one request; `parts` are written to the socket in turn, 30 ms apart; resolves with what bytes() gave and how. */
-  function upload(parts: string[]): Promise<{ body?: string; error?: { status?: number } }> {
+  function upload(parts: string[]): Promise<{ body?: string; streamed?: boolean; error?: { status?: number } }> {
     return new Promise((resolve) => {
       const holder = createServer((req, res) => {
         new NodeRequest(req, res).bytes().then(
           (bytes) => {
-            resolve({ body: Buffer.from(bytes).toString('utf8') });
+            // A 'data' listener means the body was read as it came, not taken whole.
+            resolve({ body: Buffer.from(bytes).toString('utf8'), streamed: req.listenerCount('data') > 0 });
             res.end();
           },
           (error: { status?: number }) => resolve({ error: { status: error.status } }),
@@ -120,9 +121,9 @@ describe('NodeRequest body', () => {
 
   const head = (length: number) => `POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
-  it('reads a body that came with the headers', async () => {
+  it('takes a body that came with the headers whole, without reading it as a stream', async () => {
     const body = '{"model":"m","messages":[]}';
-    expect((await upload([head(body.length) + body])).body).toBe(body);
+    expect(await upload([head(body.length) + body])).toEqual({ body, streamed: false });
   });
 
   it('joins a chunked body that came whole in one read', async () => {
@@ -132,7 +133,7 @@ describe('NodeRequest body', () => {
 
   it('waits for a body that comes after the headers, in pieces', async () => {
     const got = await upload([head(11), '{"a":', '"bcd"}']);
-    expect(got.body).toBe('{"a":"bcd"}');
+    expect(got).toEqual({ body: '{"a":"bcd"}', streamed: true });
   });
 
   it('reads an empty body as empty', async () => {
