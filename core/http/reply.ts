@@ -1,3 +1,5 @@
+import { joinBytes } from './join-bytes.ts';
+
 /**
  * A body read one chunk at a time: what `ReadableStream.getReader()` returns, and what an adapter
  * can offer without building a web stream at all (the adapters' upstream clients hand their bodies over as such readers).
@@ -51,10 +53,16 @@ export function readerOfBody(body: ChunkReader | ReadableStream<Uint8Array>): Ch
   return body instanceof ReadableStream ? body.getReader() : body;
 }
 
-/** A reader as a web stream (pull-based: one read per pull, cancel passed back). */
-export function streamOfReader<T>(reader: ChunkReader<T>): ReadableStream<T> {
+/**
+ * A reader as a web stream (pull-based: one read per pull, cancel passed back); `first`, chunks
+ * already taken from it, come before what it reads.
+ */
+export function streamOfReader<T>(reader: ChunkReader<T>, first?: readonly T[]): ReadableStream<T> {
   return new ReadableStream<T>(
     {
+      start(controller) {
+        if (first) for (const chunk of first) controller.enqueue(chunk);
+      },
       async pull(controller) {
         const { done, value } = await reader.read();
         if (done) controller.close();
@@ -66,10 +74,22 @@ export function streamOfReader<T>(reader: ChunkReader<T>): ReadableStream<T> {
   );
 }
 
+/**
+ * core's answer as a web Response (`gateway.fetch`: the Deno adapter, an embedding app). A body
+ * read chunk by chunk that has already ended (a short answer that came whole with the upstream's
+ * headers, as a rule) is one body with its length, as the Node and Bun adapters send it, without
+ * a stream and a pull per chunk; what is already here of a longer one leads its stream.
+ */
 export function replyToResponse(reply: Reply | Response): Response {
   if (reply instanceof Response) return reply;
   const { body } = reply;
   const init = { status: reply.status, headers: reply.headers };
   if (body === null || typeof body === 'string' || body instanceof Uint8Array || body instanceof ReadableStream) return new Response(body as BodyInit | null, init);
-  return new Response(streamOfReader(body), init);
+  const ahead = body.readBuffered?.();
+  if (ahead?.done) {
+    let size = 0;
+    for (const chunk of ahead.chunks) size += chunk.byteLength;
+    return new Response(joinBytes(ahead.chunks, size) as BodyInit, init);
+  }
+  return new Response(streamOfReader(body, ahead?.chunks), init);
 }

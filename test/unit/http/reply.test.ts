@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Reply, readerOfBody, replyToResponse, streamOfReader } from '../../../core/http/reply.ts';
+import { Reply, readerOfBody, replyToResponse, streamOfReader, type ChunkReader } from '../../../core/http/reply.ts';
 import { collect, fromArray } from '../../helpers/streams.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -22,6 +22,35 @@ describe('Reply', () => {
     const plain = new Response('x');
     expect(replyToResponse(plain)).toBe(plain);
     expect(replyToResponse(new Reply(204, {}, null)).body).toBeNull();
+  });
+
+  /** A reader over `chunks` that offers `buffered` without a read, and counts its reads. */
+  function bufferedReader(buffered: Uint8Array[], done: boolean, rest: Uint8Array[] = []): ChunkReader & { reads: number } {
+    const queue = [...rest];
+    return {
+      reads: 0,
+      readBuffered: () => ({ chunks: buffered.splice(0), done }),
+      read() {
+        this.reads++;
+        const value = queue.shift();
+        return Promise.resolve(value ? { done: false as const, value } : { done: true as const, value: undefined });
+      },
+      cancel: async () => {},
+    };
+  }
+
+  it('sends a streamed body that has ended already as one body, without reading it', async () => {
+    const reader = bufferedReader([bytes('event: a\n\n'), bytes('event: b\n\n')], true);
+    const response = replyToResponse(new Reply(200, { 'content-type': 'text/event-stream; charset=utf-8' }, reader));
+    expect(await response.text()).toBe('event: a\n\nevent: b\n\n');
+    expect(reader.reads).toBe(0);
+  });
+
+  it('puts what a streamed body already had before what it reads next', async () => {
+    const reader = bufferedReader([bytes('event: a\n\n')], false, [bytes('event: b\n\n'), bytes('event: c\n\n')]);
+    const response = replyToResponse(new Reply(200, { 'content-type': 'text/event-stream; charset=utf-8' }, reader));
+    expect(await response.text()).toBe('event: a\n\nevent: b\n\nevent: c\n\n');
+    expect(reader.reads).toBe(3);
   });
 
   it('turns a reader into a pull stream that passes cancel back', async () => {
