@@ -1,6 +1,6 @@
 /**
  * A/B of two source trees of the gateway on one runtime: `npm run bench:ab -- --a DIR --b DIR
- * [--runtime node|bun] [--scenario NAME] [--pairs 6] [--seconds 3] [--connections 64] [--apart]
+ * [--runtime node|bun|deno] [--scenario NAME] [--pairs 6] [--seconds 3] [--connections 64] [--apart]
  * [--a-flags=FLAGS] [--b-flags=FLAGS]` (Node flags for one side, after `npm start`'s) [--promises]
  * (Node: promises created per request on each side, exact, instead of the CPU ratio)
  * [--a-env NAME=VALUE] [--b-env NAME=VALUE] (repeatable: one side's environment, so one tree can
@@ -27,7 +27,7 @@ import { BENCH_CA } from './lib/nginx.ts';
 import { findLoadTools, findScenario, startRig } from './lib/rig.ts';
 import { cpuMicros, listeningPid } from './lib/proc-stats.ts';
 import { launch, ROOT, stop, waitListening, type Launched } from './lib/procs.ts';
-import { buildTreeForNode, runtimeBin, runtimeCommand } from './lib/servers.ts';
+import { buildTreeForNode, runtimeCommand } from './lib/servers.ts';
 import { errorCount, runWrk } from './lib/wrk.ts';
 
 const SERVER_CPU = 0;
@@ -71,10 +71,10 @@ async function main(): Promise<void> {
       tls: { type: 'boolean', default: false },
     },
   });
-  if (!values.a || !values.b) throw new Error('usage: npm run bench:ab -- --a DIR --b DIR [--runtime node|bun] [--scenario NAME] [--pairs N] [--seconds S] [--a-flags=FLAGS] [--b-flags=FLAGS] [--promises] [--a-env NAME=VALUE] [--b-env NAME=VALUE] [--tls]');
+  if (!values.a || !values.b) throw new Error('usage: npm run bench:ab -- --a DIR --b DIR [--runtime node|bun|deno] [--scenario NAME] [--pairs N] [--seconds S] [--a-flags=FLAGS] [--b-flags=FLAGS] [--promises] [--a-env NAME=VALUE] [--b-env NAME=VALUE] [--tls]');
   if (values.runtime !== 'node' && (values['a-flags'] || values['b-flags'] || values.promises)) throw new Error('--a-flags, --b-flags and --promises are for Node: use them with --runtime node');
   const runtime = values.runtime;
-  if (runtime !== 'node' && runtime !== 'bun') throw new Error('--runtime: node or bun');
+  if (runtime !== 'node' && runtime !== 'bun' && runtime !== 'deno') throw new Error('--runtime: node, bun or deno');
   const scenario = findScenario(values.scenario);
   const { nginx, wrk } = findLoadTools('bench:ab');
   const pairs = Number(values.pairs);
@@ -105,7 +105,8 @@ async function main(): Promise<void> {
       return { name, tree, cmd, args };
     }
     if (!existsSync(join(tree, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
-    return { name, tree, cmd: runtimeBin('bun')!, args: ['run', join(tree, 'adapters', 'bun.ts'), '--config', configPath] };
+    const [cmd, args] = runtimeCommand(runtime, join(tree, 'adapters', `${runtime}.ts`), ['--config', configPath]);
+    return { name, tree, cmd, args };
   });
 
   const start = async (side: Side) => {
