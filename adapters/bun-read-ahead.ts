@@ -19,10 +19,12 @@ const READ_AHEAD_BYTES = 256 * 1024;
  * wrote before its first await: the headers alone when the first chunk is still a read away.
  * So the chunks that are already here (usually all of a relayed answer) are read first, until a
  * read has to wait: setImmediate runs after this turn's promise jobs, so it fires only then.
+ * `first`: chunks already taken from the reader, which come before what it reads.
  */
-export function readAhead(reader: ChunkReader): Promise<ReadAhead> {
-  const chunks: Uint8Array[] = [];
+export function readAhead(reader: ChunkReader, first: readonly Uint8Array[] = []): Promise<ReadAhead> {
+  const chunks: Uint8Array[] = [...first];
   let size = 0;
+  for (const chunk of first) size += chunk.byteLength;
   return new Promise((resolve) => {
     let waiting = true;
     let pending: Promise<ReadResult>;

@@ -16,7 +16,14 @@ export function writeBunResponse(reply: Reply | Response, written?: () => void):
   }
   const body = reply.body;
   const reader: ChunkReader = body instanceof ReadableStream ? body.getReader() : body;
-  return readAhead(reader).then((ahead) => {
+  // What the reader already holds, taken without a read: an answer that came whole with the
+  // upstream's headers (the usual short one) is one body at once, with no read-ahead turn.
+  const taken = reader.readBuffered?.();
+  if (taken?.done) {
+    written?.();
+    return new Response(joinBytes(taken.chunks, sizeOf(taken.chunks)) as BodyInit, { status: reply.status, headers: reply.headers });
+  }
+  return readAhead(reader, taken?.chunks).then((ahead) => {
     // A stream that ended within the read-ahead (a short answer, a fast upstream) is one body:
     // no direct stream, pull or async frame for it.
     if (ahead.done) {
@@ -49,4 +56,10 @@ export function writeBunResponse(reply: Reply | Response, written?: () => void):
     } as unknown as UnderlyingDefaultSource<Uint8Array>);
     return new Response(stream, { status: reply.status, headers: reply.headers });
   });
+}
+
+function sizeOf(chunks: readonly Uint8Array[]): number {
+  let size = 0;
+  for (const chunk of chunks) size += chunk.byteLength;
+  return size;
 }

@@ -29,8 +29,9 @@ interface Probe {
 describe.skipIf(!bun)('writeBunResponse (on Bun)', () => {
   it('reads ahead what is already there, never waits for what is not, and still relays every byte', async () => {
     const { stdout } = await run(bun!, ['run', 'test/runtime/fixtures/bun-response-probe.ts'], { cwd: ROOT });
-    const result = JSON.parse(stdout) as Record<'ready' | 'waiting' | 'partly' | 'failing' | 'long', Probe> & {
+    const result = JSON.parse(stdout) as Record<'ready' | 'waiting' | 'partly' | 'failing' | 'long' | 'bufferedThenMore', Probe> & {
       whole: boolean;
+      buffered: { synchronous: boolean; reads: number; written: boolean };
       readyOnWire: Wire;
       partlyOnWire: Wire;
     };
@@ -55,5 +56,10 @@ describe.skipIf(!bun)('writeBunResponse (on Bun)', () => {
     expect(result.long).toMatchObject({ readsBeforeBody: 32, body: `${40 * 8 * 1024} characters, ending 39` });
     // Bodies that are not streams stay synchronous.
     expect(result.whole).toBe(true);
+    // A reader that holds the whole answer already (readBuffered, done): one body at once, no read.
+    expect(result.buffered).toEqual({ synchronous: true, reads: 0, written: true });
+    // What it holds of a longer one comes first, then what is read, the last chunk after the Response.
+    expect(result.bufferedThenMore).toMatchObject({ status: 200, readsBeforeBody: 2, writtenBeforeBody: false, body: 'event: held\n\nevent: read\n\nevent: later\n\n' });
+    expect(result.bufferedThenMore.answeredMs).toBeLessThan(100);
   }, 30_000);
 });
