@@ -1,4 +1,4 @@
-import { joinBytes } from '../core/http/join-bytes.ts';
+import { joinBytes, joinChunks } from '../core/http/join-bytes.ts';
 import { Reply, replyToResponse, type ChunkReader } from '../core/index.ts';
 import { readAhead, type ReadResult } from './bun-read-ahead.ts';
 
@@ -21,7 +21,7 @@ export function writeBunResponse(reply: Reply | Response, written?: () => void):
   const taken = reader.readBuffered?.();
   if (taken?.done) {
     written?.();
-    return new Response(joinBytes(taken.chunks, sizeOf(taken.chunks)) as BodyInit, { status: reply.status, headers: reply.headers });
+    return new Response(joinChunks(taken.chunks) as BodyInit, { status: reply.status, headers: reply.headers });
   }
   return readAhead(reader, taken?.chunks).then((ahead) => {
     // A stream that ended within the read-ahead (a short answer, a fast upstream) is one body:
@@ -56,10 +56,4 @@ export function writeBunResponse(reply: Reply | Response, written?: () => void):
     } as unknown as UnderlyingDefaultSource<Uint8Array>);
     return new Response(stream, { status: reply.status, headers: reply.headers });
   });
-}
-
-function sizeOf(chunks: readonly Uint8Array[]): number {
-  let size = 0;
-  for (const chunk of chunks) size += chunk.byteLength;
-  return size;
 }

@@ -9,3 +9,10 @@ export function joinBytes(chunks: readonly Uint8Array[], size: number): Uint8Arr
   }
   return out;
 }
+
+/** Chunks as one array, their size counted here (for callers that did not keep it). */
+export function joinChunks(chunks: readonly Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const chunk of chunks) size += chunk.byteLength;
+  return joinBytes(chunks, size);
+}

@@ -1,4 +1,4 @@
-import { joinBytes } from './join-bytes.ts';
+import { joinChunks } from './join-bytes.ts';
 
 /**
  * A body read one chunk at a time: what `ReadableStream.getReader()` returns, and what an adapter
@@ -86,10 +86,6 @@ export function replyToResponse(reply: Reply | Response): Response {
   const init = { status: reply.status, headers: reply.headers };
   if (body === null || typeof body === 'string' || body instanceof Uint8Array || body instanceof ReadableStream) return new Response(body as BodyInit | null, init);
   const ahead = body.readBuffered?.();
-  if (ahead?.done) {
-    let size = 0;
-    for (const chunk of ahead.chunks) size += chunk.byteLength;
-    return new Response(joinBytes(ahead.chunks, size) as BodyInit, init);
-  }
+  if (ahead?.done) return new Response(joinChunks(ahead.chunks) as BodyInit, init);
   return new Response(streamOfReader(body, ahead?.chunks), init);
 }
