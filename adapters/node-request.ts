@@ -120,9 +120,9 @@ const SETTLED = Promise.resolve();
 /**
  * The body whole if the parser has pushed all of it, else as its chunks come. "All of it": the
  * declared length is buffered (the parser pushes no more than that), or the message is complete;
- * the parser marks it complete only after this turn's microtasks (each of its callbacks drains
- * them), so a body that came whole is seen by its length. A request destroyed already (its
- * 'close' may have gone out in a tick before this) is a client that left.
+ * node:http marks it complete only after the microtasks queued meanwhile have run, so a body that
+ * came whole is seen by its length. A request destroyed already (its 'close' may have gone out in
+ * a tick before this) is a client that left.
  */
 function readBody(req: IncomingMessage): Uint8Array | Promise<Uint8Array> {
   if (req.destroyed) throw clientGone();
