@@ -24,7 +24,7 @@ describe('Reply', () => {
     expect(replyToResponse(new Reply(204, {}, null)).body).toBeNull();
   });
 
-  /** A reader over `chunks` that offers `buffered` without a read, and counts its reads. */
+  /** A reader that offers `buffered` without a read (and whether the body ended with it), then reads `rest`, counting its reads. */
   function bufferedReader(buffered: Uint8Array[], done: boolean, rest: Uint8Array[] = []): ChunkReader & { reads: number } {
     const queue = [...rest];
     return {
