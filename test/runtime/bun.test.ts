@@ -25,5 +25,5 @@ describe.skipIf(!bun).each(['sockets', 'fetch'])('bun adapter (upstream client: 
     await upstream?.close();
   });
 
-  runtimeSuite('bun', () => gateway.url, { upstream: () => upstream, records: true });
+  runtimeSuite('bun', () => gateway.url, { upstream: () => upstream, records: true, framesWholeStreams: true });
 });

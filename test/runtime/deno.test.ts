@@ -21,5 +21,7 @@ describe.skipIf(!deno).each(['sockets', 'fetch'])('deno adapter (upstream client
     await upstream?.close();
   });
 
-  runtimeSuite('deno', () => gateway.url, { upstream: () => upstream, records: true });
+  // Deno's fetch hands over a web stream, which cannot say it has ended without a read: such an
+  // answer is relayed as a stream (chunked), whole or not.
+  runtimeSuite('deno', () => gateway.url, { upstream: () => upstream, records: true, framesWholeStreams: client === 'sockets' });
 });

@@ -34,5 +34,5 @@ describe('node adapter, built as npm start runs it', () => {
     expect(scripts.start).not.toContain('tsx');
   });
 
-  runtimeSuite('node (built)', () => gateway.url, { upstream: () => upstream, records: true });
+  runtimeSuite('node (built)', () => gateway.url, { upstream: () => upstream, records: true, framesWholeStreams: true });
 });

@@ -26,5 +26,5 @@ describe.each(['sockets', 'undici'] as const)('node adapter (upstream client: %s
     await upstream?.close();
   });
 
-  runtimeSuite('node', () => gateway.url, { upstream: () => upstream, records: true });
+  runtimeSuite('node', () => gateway.url, { upstream: () => upstream, records: true, framesWholeStreams: true });
 });

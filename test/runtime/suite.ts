@@ -47,6 +47,11 @@ export interface RuntimeSuiteOptions {
   buffered?: boolean;
   /** The gateway keeps usage records (storage on), readable through the admin API. */
   records?: boolean;
+  /**
+   * The server frames the answer itself (not a Lambda transport): a streamed answer that came
+   * whole with the upstream's headers goes out as one body with its length.
+   */
+  framesWholeStreams?: boolean;
 }
 
 /** One Claude-style stream as Anthropic sends it, one event per chunk. */
@@ -221,6 +226,17 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       const lastSent = upstreamStarted + chunks.length * delayMs;
       expect(reads[0]!.at).toBeLessThan(lastSent - 2 * delayMs);
       expect(reads.length).toBeGreaterThanOrEqual(3);
+    });
+
+    it.skipIf(!opts.framesWholeStreams)('a stream the upstream sent whole goes out as one body with its length', async () => {
+      opts.upstream().reply(() => ({ headers: { 'content-type': 'text/event-stream' }, body: STREAM_WIRE }));
+      const res = await messages(ask({ stream: true }));
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const text = await res.text();
+      expect(text).toBe(STREAM_WIRE);
+      expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(STREAM_WIRE)));
+      expect(res.headers.get('transfer-encoding')).toBeNull();
     });
 
     it.skipIf(!opts.records)('records the usage it reads from a relayed JSON answer and a relayed stream', async () => {
