@@ -1,4 +1,4 @@
-import { type ChunkReader, streamOfReader } from './reply.ts';
+import { type BufferedChunks, type ChunkReader, streamOfReader } from './reply.ts';
 import { identityStage, pipeStages, type Stage, stageOf } from './stage.ts';
 
 /**
@@ -70,6 +70,8 @@ interface Source<S, M> {
   drained: boolean;
 }
 
+const DONE = { done: true, value: undefined } as const;
+
 function staged<S, M, T>(source: Source<S, M>, back: Stage<M, T>): StagedStream<T> {
   const { reader, front } = source;
   return {
@@ -80,67 +82,103 @@ function staged<S, M, T>(source: Source<S, M>, back: Stage<M, T>): StagedStream<
   };
 
   function toReader<U>(toFrames: (err: unknown) => T[], encode: Encode<T, U>): ChunkReader<U> {
-      let started = false;
-      let closed = false;
-      // After the client cancels, the read pending at that moment settles too; the output it
-      // would feed is gone by then and must not be touched again.
-      let cancelled = false;
-      const DONE = { done: true, value: undefined } as const;
-      return {
-        async read(): Promise<ReadableStreamReadResult<U>> {
-          if (closed || cancelled) return DONE;
-          const out: T[] = [];
-          const emit = (item: T) => out.push(item);
-          const feed = (item: M) => {
-            if (!back.stopped) back.push(item, emit);
-          };
-          const finish = () => {
-            front.end(feed);
-            back.end(emit);
-            closed = true;
-          };
-          try {
-            if (!started) {
-              started = true;
-              for (const item of source.head) feed(item);
-              source.head = [];
-              if (source.drained) {
-                back.end(emit);
-                closed = true;
-              }
-            }
-            while (!closed && out.length === 0) {
-              const result = await reader.read();
-              if (cancelled) return DONE;
-              if (result.done) {
-                finish();
-              } else {
-                front.push(result.value, feed);
-                if (front.stopped || back.stopped) {
-                  finish();
-                  void reader.cancel().catch(() => {});
-                }
-              }
-            }
-          } catch (err) {
+    let started = false;
+    let closed = false;
+    // After the client cancels, the read pending at that moment settles too; the output it
+    // would feed is gone by then and must not be touched again.
+    let cancelled = false;
+    let reading = false;
+    // The items of the output chunk being made; reads never overlap, so one list and one set of
+    // callbacks serve the whole stream.
+    let out: T[] = [];
+    const emit = (item: T) => void out.push(item);
+    const feed = (item: M) => {
+      if (!back.stopped) back.push(item, emit);
+    };
+    const finish = () => {
+      front.end(feed);
+      back.end(emit);
+      closed = true;
+    };
+    const start = () => {
+      started = true;
+      for (const item of source.head) feed(item);
+      source.head = [];
+      if (source.drained) {
+        back.end(emit);
+        closed = true;
+      }
+    };
+    const take = (chunk: S) => {
+      front.push(chunk, feed);
+      if (front.stopped || back.stopped) {
+        finish();
+        void reader.cancel().catch(() => {});
+      }
+    };
+    const fail = (err: unknown) => {
+      closed = true;
+      front.abort?.(err);
+      back.abort?.(err);
+      void reader.cancel(err).catch(() => {});
+      out.push(...toFrames(err));
+    };
+    const flush = (): U | undefined => {
+      const items = out;
+      out = [];
+      return items.length > 0 || closed ? encode(items, closed) : undefined;
+    };
+    return {
+      async read(): Promise<ReadableStreamReadResult<U>> {
+        if (closed || cancelled) return DONE;
+        reading = true;
+        try {
+          if (!started) start();
+          while (!closed && out.length === 0) {
+            const result = await reader.read();
             if (cancelled) return DONE;
-            closed = true;
-            front.abort?.(err);
-            back.abort?.(err);
-            void reader.cancel(err).catch(() => {});
-            out.push(...toFrames(err));
+            if (result.done) finish();
+            else take(result.value);
           }
-          const value = out.length > 0 || closed ? encode(out, closed) : undefined;
-          return value === undefined ? DONE : { done: false, value };
-        },
-        cancel(reason) {
-          if (cancelled) return Promise.resolve();
-          cancelled = true;
-          closed = true;
-          front.abort?.(reason);
-          back.abort?.(reason);
-          return reader.cancel(reason);
-        },
-      };
+        } catch (err) {
+          if (cancelled) return DONE;
+          fail(err);
+        } finally {
+          reading = false;
+        }
+        const value = flush();
+        return value === undefined ? DONE : { done: false, value };
+      },
+      /**
+       * What the upstream reader already holds, through the stages at once and encoded as one
+       * chunk: a translated answer that came whole with the upstream's headers goes out as one
+       * body, with no read, promise or turn per upstream chunk.
+       */
+      readBuffered(): BufferedChunks<U> | undefined {
+        if (reading || closed || cancelled) return undefined;
+        const opening = !started && source.drained;
+        const taken = opening ? undefined : reader.readBuffered?.();
+        if (!taken && !opening) return undefined;
+        try {
+          if (!started) start();
+          if (taken) {
+            for (const chunk of taken.chunks) if (!closed) take(chunk);
+            if (taken.done && !closed) finish();
+          }
+        } catch (err) {
+          fail(err);
+        }
+        const value = flush();
+        return { chunks: value === undefined ? [] : [value], done: closed };
+      },
+      cancel(reason) {
+        if (cancelled) return Promise.resolve();
+        cancelled = true;
+        closed = true;
+        front.abort?.(reason);
+        back.abort?.(reason);
+        return reader.cancel(reason);
+      },
+    };
   }
 }

@@ -239,6 +239,23 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       expect(res.headers.get('transfer-encoding')).toBeNull();
     });
 
+    it.skipIf(!opts.framesWholeStreams)('a translated stream whose upstream answer came whole goes out as one body with its length', async () => {
+      opts.upstream().reply(() => ({ headers: { 'content-type': 'text/event-stream' }, body: STREAM_WIRE }));
+      const res = await fetch(url('/api/gemini/v1beta/models/acme.claude-test:streamGenerateContent?alt=sse'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': TEST_KEY },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const text = await res.text();
+      const chunks = text.split(/\r?\n\r?\n/).filter(Boolean).map((event) => JSON.parse(event.slice('data: '.length)));
+      expect(chunks.flatMap((chunk) => chunk.candidates[0].content?.parts ?? []).map((part: { text?: string }) => part.text).join('')).toBe('Hello there');
+      expect(chunks.at(-1)).toMatchObject({ candidates: [{ finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 3 } });
+      expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+      expect(res.headers.get('transfer-encoding')).toBeNull();
+    });
+
     it.skipIf(!opts.records)('records the usage it reads from a relayed JSON answer and a relayed stream', async () => {
       const from = new Date().toISOString();
       opts.upstream().reply(() => ({ body: MESSAGE }));
