@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Stage, stageStream } from '../../../core/http/stage.ts';
+import type { BufferedChunks, ChunkReader } from '../../../core/http/reply.ts';
 import { openStaged } from '../../../core/http/staged-stream.ts';
 import { collect, fromArray } from '../../helpers/streams.ts';
 
@@ -46,6 +47,43 @@ function source(chunks: string[]) {
   return { stream, state };
 }
 
+/**
+ * A chunk reader like the adapters' upstream answers: `arrived` chunks are here, `readBuffered`
+ * takes them, and `ended` says whether the body ended with them; later reads wait for `more`.
+ */
+function bufferedSource(arrived: string[], ended: boolean) {
+  const state = { cancelled: false as unknown, reads: 0 };
+  let queue = [...arrived];
+  let done = ended;
+  let wake: ((value: ReadableStreamReadResult<string>) => void) | undefined;
+  const reader: ChunkReader<string> = {
+    read() {
+      state.reads++;
+      const chunk = queue.shift();
+      if (chunk !== undefined) return Promise.resolve({ done: false, value: chunk });
+      if (done) return Promise.resolve({ done: true, value: undefined });
+      return new Promise((resolve) => (wake = resolve));
+    },
+    cancel(reason) {
+      state.cancelled = reason ?? true;
+      return Promise.resolve();
+    },
+    readBuffered(): BufferedChunks<string> {
+      const chunks = queue;
+      queue = [];
+      return { chunks, done };
+    },
+  };
+  const more = (chunk: string | undefined) => {
+    if (chunk === undefined) done = true;
+    else queue.push(chunk);
+    const w = wake;
+    wake = undefined;
+    if (w) w(queue.length ? { done: false, value: queue.shift()! } : { done: true, value: undefined });
+  };
+  return { reader, state, more };
+}
+
 describe('openStaged', () => {
   it('peeks the first item and emits one chunk per upstream read', async () => {
     const { first, stream } = await openStaged(fromArray(['', 'a,b', 'c']), stageStream(splitter()));
@@ -90,5 +128,64 @@ describe('openStaged', () => {
     await reader.cancel('gone');
     expect(aborts).toEqual(['gone']);
     expect(state.cancelled).toBe('gone');
+  });
+
+  describe('readBuffered', () => {
+    it('takes an answer that came whole through every stage at once, as one chunk, with no read', async () => {
+      const { reader, state } = bufferedSource(['a,b', 'c', 'd'], true);
+      const { first, stream } = await openStaged(reader, stageStream(splitter()));
+      expect(first).toBe('a');
+      const reads = state.reads;
+      const out = stream.pipe(upper).toReader(() => ['ERR'], join);
+      expect(out.readBuffered!()).toEqual({ chunks: ['A|B|C|D|END|FLUSH'], done: true });
+      expect(state.reads).toBe(reads);
+      expect(await out.read()).toEqual({ done: true, value: undefined });
+    });
+
+    it('takes what is here of a stream still arriving; reads go on from there', async () => {
+      const { reader, more } = bufferedSource(['a', 'b'], false);
+      const { stream } = await openStaged(reader, stageStream(splitter()));
+      const out = stream.pipe(upper).toReader(() => ['ERR'], join);
+      expect(out.readBuffered!()).toEqual({ chunks: ['A|B'], done: false });
+      expect(out.readBuffered!()).toEqual({ chunks: [], done: false });
+      const next = out.read();
+      // While a read waits, nothing is taken around it.
+      expect(out.readBuffered!()).toBeUndefined();
+      more('c');
+      expect(await next).toEqual({ done: false, value: 'C' });
+      more(undefined);
+      expect(await out.read()).toEqual({ done: false, value: 'END|FLUSH' });
+      expect(await out.read()).toEqual({ done: true, value: undefined });
+    });
+
+    it('ends with the error frames when a stage throws, and cancels the source', async () => {
+      const { reader, state } = bufferedSource(['a', 'b,!', 'c'], true);
+      const { stream } = await openStaged(reader, stageStream(splitter()));
+      const out = stream.pipe(upper).toReader((err) => [`ERR ${(err as Error).message}`], join);
+      expect(out.readBuffered!()).toEqual({ chunks: ['A|B|ERR boom'], done: true });
+      expect(state.cancelled).toEqual(new Error('boom'));
+    });
+
+    it('stops at a stage that stops, leaving the chunks after it', async () => {
+      const { reader, state } = bufferedSource(['a', 'stop', 'never'], false);
+      const { stream } = await openStaged(reader, stageStream(splitter()));
+      expect(stream.pipe(upper).toReader(() => ['ERR'], join).readBuffered!()).toEqual({ chunks: ['A|STOPPED|FLUSH'], done: true });
+      expect(state.cancelled).not.toBe(false);
+    });
+
+    it('ends an answer the peek already drained, without asking the source', async () => {
+      const { reader, state } = bufferedSource(['a'], true);
+      const { stream } = await openStaged(reader, stageStream({ push: (item, emit) => emit(item), end: () => {}, stopped: true }));
+      const out = stream.toReader(() => ['ERR'], join);
+      expect(out.readBuffered!()).toEqual({ chunks: ['a'], done: true });
+      expect(state.cancelled).not.toBe(false);
+    });
+
+    it('cannot tell for a source without readBuffered: reads it is', async () => {
+      const { stream } = await openStaged(fromArray(['a', 'b']), stageStream(splitter()));
+      const out = stream.pipe(upper).toReader(() => ['ERR'], join);
+      expect(out.readBuffered!()).toBeUndefined();
+      expect(await out.read()).toEqual({ done: false, value: 'A' });
+    });
   });
 });
