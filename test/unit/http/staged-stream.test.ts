@@ -175,7 +175,7 @@ describe('openStaged', () => {
 
     it('ends an answer the peek already drained, without asking the source', async () => {
       const { reader, state } = bufferedSource(['a'], true);
-      const { stream } = await openStaged(reader, stageStream({ push: (item, emit) => emit(item), end: () => {}, stopped: true }));
+      const { stream } = await openStaged(reader, stageStream<string, string>({ push: (item, emit) => emit(item), end: () => {}, stopped: true }));
       const out = stream.toReader(() => ['ERR'], join);
       expect(out.readBuffered!()).toEqual({ chunks: ['a'], done: true });
       expect(state.cancelled).not.toBe(false);
