@@ -89,9 +89,9 @@ export class GeminiChunkTemplate {
     return this.#head.length;
   }
 
-  /** What a chunk parses to whose JSON after its text is `tail` (from a matched chunk's closing quote to its end). */
-  readTail(tail: Uint8Array): GeminiGenerateContentResponse {
-    return JSON.parse(`${this.#text.before}${decoder.decode(tail)}`) as GeminiGenerateContentResponse;
+  /** What a chunk parses to whose JSON after its text is `bytes[from, to)` (from a matched chunk's closing quote to its end). */
+  readTail(bytes: Uint8Array, from: number, to: number): GeminiGenerateContentResponse {
+    return JSON.parse(`${this.#text.before}${decoder.decode(bytes.subarray(from, to))}`) as GeminiGenerateContentResponse;
   }
 }
 

@@ -46,8 +46,14 @@ export function createGeminiMessageReader(opts: GeminiStreamOptions): SseMessage
   let emit: (event: StreamEvent) => void = () => {};
   let template: GeminiChunkTemplate | undefined;
   let unusedTemplates = 0;
-  /** The JSON after the text of the last chunk read through the template, until its usage is read. */
-  let pendingTail: Uint8Array | undefined;
+  /**
+   * Where the JSON after the text of the last chunk read through the template lies (from its
+   * closing quote to its end), until its usage is read: the bytes and two offsets, not a view,
+   * which would be one more object per chunk.
+   */
+  let tailBytes: Uint8Array | undefined;
+  let tailFrom = 0;
+  let tailTo = 0;
   let started = false;
   let ended = false;
   let sawCandidate = false;
@@ -124,9 +130,9 @@ export function createGeminiMessageReader(opts: GeminiStreamOptions): SseMessage
   };
   /** The usage of the last chunk read through the template, before anything reads on. */
   const settleTail = () => {
-    if (!pendingTail) return;
-    const chunk = template!.readTail(pendingTail);
-    pendingTail = undefined;
+    if (!tailBytes) return;
+    const chunk = template!.readTail(tailBytes, tailFrom, tailTo);
+    tailBytes = undefined;
     if (chunk.usageMetadata) usage = chunk.usageMetadata;
   };
 
@@ -156,20 +162,25 @@ export function createGeminiMessageReader(opts: GeminiStreamOptions): SseMessage
       if (end < 0) return -1;
       emit = out;
       unusedTemplates = 0;
-      pendingTail = bytes.subarray(quote, chunk.end);
+      tailBytes = bytes;
+      tailFrom = quote;
+      tailTo = chunk.end;
       readSpan(new JsonTextSpan(bytes, at + chunk.headLength, quote), chunk.thought);
       return end;
     },
     push(message, out) {
       emit = out;
       if (ended) return;
-      settleTail();
       let chunk: unknown;
       try {
         chunk = JSON.parse(message.data);
       } catch (err) {
         return fail(new GatewayError('upstream', `Upstream "${opts.provider}" sent a stream chunk that is not JSON`, { cause: err }));
       }
+      // Running totals: a chunk with usage of its own (the last one has it) makes the pending
+      // tail's usage moot, and its parse is saved.
+      if ((chunk as GeminiGenerateContentResponse | null)?.usageMetadata) tailBytes = undefined;
+      else settleTail();
       if (typeof chunk !== 'object' || chunk === null) return;
       readChunk(chunk as GeminiGenerateContentResponse);
       if (ended || !started || unusedTemplates >= MAX_UNUSED_TEMPLATES) return;

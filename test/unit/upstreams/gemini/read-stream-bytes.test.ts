@@ -46,6 +46,7 @@ const streams: Record<string, string | Uint8Array> = {
   'LF and CRLF line ends mixed, and CR from the middle on': text('a') + text('b').replace('\r\n\r\n', '\n\n') + text('c').replace('\r\n\r\n', '\n\r\n') + text('d') + text('e').replace('\r\n\r\n', '\r\r') + text('f') + last(),
   'an error in the middle': text('a') + text('b') + text('c') + 'data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}\r\n\r\n' + text('d'),
   'a chunk that is not JSON': text('a') + text('b') + text('c').replace('"usageMetadata":{', '"usageMetadata":{{') + text('d'),
+  'a chunk without usage after chunks read from their bytes, then the end': text('a') + text('b') + text('c') + chunk([{ text: 'd' }, { text: 'e' }], { usage: false }),
   'cut short': text('a') + text('b') + text('c').slice(0, -3),
   'invalid UTF-8 in a text': concatBytes(encoder.encode(text('a') + text('b') + 'data: {"candidates":[{"content":{"parts":[{"text":"'), new Uint8Array([0xe4, 0xb8, 0x41, 0xff]), encoder.encode('"}],"role":"model"},"index":0}],"modelVersion":"gemini-2.5-flash","responseId":"r7Xy9q0"}\r\n\r\n' + text('c') + last())),
 };
