@@ -2,6 +2,7 @@
 import type { CacheMark, ChatRequest, DocumentPart, FunctionTool, ImagePart, MediaSource, Message, Part, ResponseFormat, TextPart, ThinkingConfig, ToolCallPart, ToolChoice, ToolDef, ToolResultPart } from '../../ir.ts';
 import { readSignature } from '../../signature.ts';
 import type { Warn } from '../../upstreams/types.ts';
+import { readUnknownFields } from '../read-unknown-fields.ts';
 import type {
   AnthropicCacheControl,
   AnthropicContentBlock,
@@ -32,8 +33,7 @@ const MAPPED = new Set(['model', 'max_tokens', 'messages', 'system', 'stop_seque
 /** A validated Messages (or count_tokens) body → ChatRequest. The body is not modified. */
 export function readAnthropicRequest(body: MessagesRequest | CountTokensRequest, opts: ReadAnthropicOptions): ChatRequest {
   const warn: Warn = opts.warn ?? (() => {});
-  const extra: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) if (!MAPPED.has(key) && value !== undefined) extra[key] = value;
+  const extra = readUnknownFields(body, MAPPED);
   const full = body as Partial<MessagesRequest>;
 
   const toolNames = new Map<string, string>();

@@ -4,6 +4,7 @@ import type { ChatRequest, ReasoningEffort, ThinkingConfig } from '../../ir.ts';
 import type { Warn } from '../../upstreams/types.ts';
 import { readGeminiSchema } from './read-schema.ts';
 import type { GeminiGenerationConfig } from './schema.ts';
+import { readUnknownFields } from '../read-unknown-fields.ts';
 
 type GenerationFields = Pick<
   ChatRequest,
@@ -39,7 +40,7 @@ export function readGeminiGenerationConfig(gc: GeminiGenerationConfig | undefine
   const format = readResponseFormat(gc);
   if (format) fields.responseFormat = format;
 
-  const rest = Object.fromEntries(Object.entries(gc).filter(([key]) => !READ.has(key)));
+  const rest = readUnknownFields(gc, READ);
   return Object.keys(rest).length > 0 ? { fields, rest } : { fields };
 }
 

@@ -6,6 +6,7 @@ import { readGeminiContents } from './read-contents.ts';
 import { readGeminiGenerationConfig } from './read-generation-config.ts';
 import { readGeminiTools } from './read-tools.ts';
 import type { GeminiGenerateContentRequest } from './schema.ts';
+import { readUnknownFields } from '../read-unknown-fields.ts';
 
 export interface ReadGeminiOptions {
   /** The catalog model id (routing replaces it with each route's upstream id). */
@@ -27,7 +28,7 @@ export function readGeminiRequest(body: GeminiGenerateContentRequest, opts: Read
     throw new GatewayError('invalid_request', 'cachedContent: cached contents are only available when the model is served by Gemini', { param: 'cachedContent' });
   }
   const { fields, rest } = readGeminiGenerationConfig(body.generationConfig, opts.warn);
-  const extra: Record<string, unknown> = Object.fromEntries(Object.entries(body).filter(([key]) => !READ.has(key)));
+  const extra = readUnknownFields(body, READ);
   if (rest) extra.generationConfig = rest;
   return {
     model: opts.model,
