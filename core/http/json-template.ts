@@ -1,4 +1,5 @@
 import { readExactStringBody } from './json-text-span.ts';
+import { utf8Length } from './text-bytes.ts';
 
 const encoder = new TextEncoder();
 
@@ -26,9 +27,8 @@ export class JsonTemplate<T> {
   readonly #value: T;
   readonly #holder: Record<string, unknown>;
   readonly #key: string;
-  // The two ends as UTF-8, for `matchBytes`; made on its first call.
-  #head: ByteMark | undefined;
-  #tail: ByteMark | undefined;
+  // The two ends as UTF-8 (marks 0 and 1), for `matchBytes`; made on its first call.
+  #marks: ByteMarks | undefined;
   // A view of the last bytes matched: one per upstream read, not per event.
   #view: DataView | undefined;
   #viewOf: Uint8Array | undefined;
@@ -87,16 +87,22 @@ export class JsonTemplate<T> {
    * writer can copy the body as it is.
    */
   matchBytes(bytes: Uint8Array, from: number, limit: number): number {
-    const head = (this.#head ??= new ByteMark(this.#before));
-    const tail = (this.#tail ??= new ByteMark(this.#after));
+    const marks = this.#byteMarks();
     if (this.#viewOf !== bytes) {
       this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
       this.#viewOf = bytes;
     }
     const view = this.#view!;
-    if (!head.isAt(view, bytes, from, limit)) return -1;
-    const quote = readExactStringBody(bytes, from + head.length, limit);
-    return quote >= 0 && tail.isAt(view, bytes, quote, limit) ? quote : -1;
+    if (!marks.isAt(0, view, bytes, from, limit)) return -1;
+    const quote = readExactStringBody(bytes, from + marks.length(0), limit);
+    return quote >= 0 && marks.isAt(1, view, bytes, quote, limit) ? quote : -1;
+  }
+
+  #byteMarks(): ByteMarks {
+    if (this.#marks) return this.#marks;
+    const head = utf8Length(this.#before, 0, this.#before.length);
+    const bytes = encoder.encode(`${this.#before}${this.#after}`);
+    return (this.#marks = new ByteMarks(bytes, [0, head, head, bytes.length]));
   }
 
   /** The JSON text before the varying string's body, and after it (from its closing quote on). */
@@ -109,44 +115,67 @@ export class JsonTemplate<T> {
   }
 
   get headLength(): number {
-    return (this.#head ??= new ByteMark(this.#before)).length;
+    return this.#byteMarks().length(0);
   }
 
   get tailLength(): number {
-    return (this.#tail ??= new ByteMark(this.#after)).length;
+    return this.#byteMarks().length(1);
   }
 }
 
 /**
- * A template's end as UTF-8, compared four bytes at a time: the ends of an OpenAI chunk are
- * ~250 bytes, and byte by byte that was the largest cost of reading a chunk from its bytes.
+ * A template's fixed runs of UTF-8 (its marks), found in other bytes by comparing four bytes at a
+ * time: the ends of an OpenAI chunk are ~250 bytes, and byte by byte that was the largest cost of
+ * reading a chunk from its bytes. The marks share one array of bytes and one of words: a template
+ * is learned per stream, and a view and an Int32Array per mark cost more than the matching of a
+ * short answer (on Bun, the first view of a new small array copies it out; on Node 20 an
+ * Int32Array over 64 bytes is a backing store of its own).
  */
-export class ByteMark {
-  readonly bytes: Uint8Array;
+export class ByteMarks {
+  readonly #bytes: Uint8Array;
+  /** Per mark: where it starts in `#bytes`, its length, and where its words start in `#words`. */
+  readonly #starts: number[] = [];
+  readonly #lengths: number[] = [];
+  readonly #wordStarts: number[] = [];
   readonly #words: Int32Array;
 
-  /** `text` as UTF-8, or those bytes already. */
-  constructor(text: string | Uint8Array) {
-    const bytes = (this.bytes = typeof text === 'string' ? encoder.encode(text) : text);
-    // By hand, not through a DataView: on Bun a view of a new array copies it first.
-    this.#words = new Int32Array(bytes.length >> 2);
-    for (let i = 0; i < this.#words.length; i++) {
-      const at = i * 4;
-      this.#words[i] = bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+  /** Marks over `bytes` (an array of their own), each from `cuts[2k]` to `cuts[2k + 1]`. */
+  constructor(bytes: Uint8Array, cuts: readonly number[]) {
+    this.#bytes = bytes;
+    let count = 0;
+    for (let k = 0; k < cuts.length; k += 2) count += (cuts[k + 1]! - cuts[k]!) >> 2;
+    const words = (this.#words = new Int32Array(count));
+    let w = 0;
+    for (let k = 0; k < cuts.length; k += 2) {
+      const start = cuts[k]!;
+      const length = cuts[k + 1]! - start;
+      this.#starts.push(start);
+      this.#lengths.push(length);
+      this.#wordStarts.push(w);
+      // By hand, not through a DataView: on Bun a view of a new array copies it first.
+      for (let at = start; at + 4 <= start + length; at += 4) words[w++] = bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
     }
   }
 
-  get length(): number {
-    return this.bytes.length;
+  get count(): number {
+    return this.#lengths.length;
   }
 
-  /** Whether `bytes` (seen through `view`) holds the mark at `at`, wholly before `limit`. */
-  isAt(view: DataView, bytes: Uint8Array, at: number, limit: number): boolean {
-    const mark = this.bytes;
-    if (at + mark.length > limit) return false;
+  length(mark: number): number {
+    return this.#lengths[mark]!;
+  }
+
+  /** Whether `bytes` (seen through `view`) holds mark number `mark` at `at`, wholly before `limit`. */
+  isAt(mark: number, view: DataView, bytes: Uint8Array, at: number, limit: number): boolean {
+    const length = this.#lengths[mark]!;
+    if (at + length > limit) return false;
     const words = this.#words;
-    for (let i = 0; i < words.length; i++) if (view.getInt32(at + i * 4, true) !== words[i]) return false;
-    for (let i = words.length * 4; i < mark.length; i++) if (bytes[at + i] !== mark[i]) return false;
+    const first = this.#wordStarts[mark]!;
+    const whole = length >> 2;
+    for (let i = 0; i < whole; i++) if (view.getInt32(at + i * 4, true) !== words[first + i]) return false;
+    const own = this.#bytes;
+    const start = this.#starts[mark]!;
+    for (let i = whole * 4; i < length; i++) if (bytes[at + i] !== own[start + i]) return false;
     return true;
   }
 }

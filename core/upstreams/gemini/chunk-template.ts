@@ -1,6 +1,7 @@
 import { BACKSLASH, QUOTE } from '../../http/json-chars.ts';
-import { ByteMark, JsonTemplate } from '../../http/json-template.ts';
+import { ByteMarks, JsonTemplate } from '../../http/json-template.ts';
 import { readExactStringBody } from '../../http/json-text-span.ts';
+import { utf8Length } from '../../http/text-bytes.ts';
 import type { GeminiGenerateContentResponse, GeminiPart } from './wire-types.ts';
 
 const ZERO = 0x30;
@@ -24,9 +25,11 @@ const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
  */
 export class GeminiChunkTemplate {
   readonly #text: JsonTemplate<GeminiGenerateContentResponse>;
-  readonly #head: ByteMark;
-  /** The text after the body, cut at its integers: `#marks.length - 1` runs of digits, one between each two marks. */
-  readonly #marks: ByteMark[];
+  /**
+   * Mark 0: the text before the body. Marks 1 on: the text after it, cut at its integers, one run
+   * of digits between each two marks.
+   */
+  readonly #marks: ByteMarks;
   /** Whether the part is a thought (`"thought":true`). */
   readonly thought: boolean;
   /** Where the JSON of the chunk `match` last matched ends. */
@@ -37,8 +40,9 @@ export class GeminiChunkTemplate {
   private constructor(text: JsonTemplate<GeminiGenerateContentResponse>, thought: boolean) {
     this.#text = text;
     this.thought = thought;
-    this.#head = new ByteMark(text.before);
-    this.#marks = splitAtIntegers(encoder.encode(text.after)).map((bytes) => new ByteMark(bytes));
+    const head = utf8Length(text.before, 0, text.before.length);
+    const bytes = encoder.encode(`${text.before}${text.after}`);
+    this.#marks = new ByteMarks(bytes, cutMarks(bytes, head));
   }
 
   /**
@@ -68,16 +72,16 @@ export class GeminiChunkTemplate {
       this.#viewOf = bytes;
     }
     const view = this.#view!;
-    if (!this.#head.isAt(view, bytes, from, limit)) return -1;
-    const quote = readExactStringBody(bytes, from + this.#head.length, limit);
-    if (quote < 0) return -1;
     const marks = this.#marks;
+    if (!marks.isAt(0, view, bytes, from, limit)) return -1;
+    const quote = readExactStringBody(bytes, from + marks.length(0), limit);
+    if (quote < 0) return -1;
+    const last = marks.count - 1;
     let at = quote;
-    for (let i = 0; ; i++) {
-      const mark = marks[i]!;
-      if (!mark.isAt(view, bytes, at, limit)) return -1;
-      at += mark.length;
-      if (i === marks.length - 1) break;
+    for (let mark = 1; ; mark++) {
+      if (!marks.isAt(mark, view, bytes, at, limit)) return -1;
+      at += marks.length(mark);
+      if (mark === last) break;
       at = skipInteger(bytes, at, limit);
       if (at < 0) return -1;
     }
@@ -86,7 +90,7 @@ export class GeminiChunkTemplate {
   }
 
   get headLength(): number {
-    return this.#head.length;
+    return this.#marks.length(0);
   }
 
   /** What a chunk parses to whose JSON after its text is `bytes[from, to)` (from a matched chunk's closing quote to its end). */
@@ -102,17 +106,18 @@ function onlyText(part: GeminiPart): boolean {
 }
 
 /**
- * `after` (a template's text from the varying string's closing quote on) cut around each run of
- * digits that is a whole non-negative integer outside a string; digits inside strings, and those
- * of a fraction, an exponent or a negative number, stay in the marks.
+ * Where a template's marks lie in `bytes` (the text before the body, then from `from` on the text
+ * after it), start and end of each in pairs: the text before, then the text after cut around each
+ * run of digits that is a whole non-negative integer outside a string. Digits inside strings, and
+ * those of a fraction, an exponent or a negative number, stay in the marks.
  */
-function splitAtIntegers(after: Uint8Array): Uint8Array[] {
-  const marks: Uint8Array[] = [];
-  let markStart = 0;
-  // `after` opens with the varying string's closing quote.
+function cutMarks(bytes: Uint8Array, from: number): number[] {
+  const cuts: number[] = [0, from];
+  let markStart = from;
+  // The text after the body opens with the varying string's closing quote.
   let inString = true;
-  for (let i = 0; i < after.length; i++) {
-    const c = after[i]!;
+  for (let i = from; i < bytes.length; i++) {
+    const c = bytes[i]!;
     if (inString) {
       if (c === BACKSLASH) i++;
       else if (c === QUOTE) inString = false;
@@ -124,18 +129,18 @@ function splitAtIntegers(after: Uint8Array): Uint8Array[] {
     }
     if (c < ZERO || c > NINE) continue;
     let end = i;
-    while (end < after.length && after[end]! >= ZERO && after[end]! <= NINE) end++;
-    const before = after[i - 1];
-    const next = after[end];
+    while (end < bytes.length && bytes[end]! >= ZERO && bytes[end]! <= NINE) end++;
+    const before = bytes[i - 1];
+    const next = bytes[end];
     const whole = before !== 0x2d && before !== 0x2e && before !== 0x2b && before !== 0x65 && before !== 0x45 && next !== 0x2e && next !== 0x65 && next !== 0x45;
     if (whole && end - i <= MAX_DIGITS) {
-      marks.push(after.subarray(markStart, i));
+      cuts.push(markStart, i);
       markStart = end;
     }
     i = end - 1;
   }
-  marks.push(after.subarray(markStart));
-  return marks;
+  cuts.push(markStart, bytes.length);
+  return cuts;
 }
 
 /** Past a JSON non-negative integer at `at` (`0`, or digits not starting with 0, at most MAX_DIGITS), or -1. */

@@ -54,6 +54,12 @@ describe('the OpenAI stream read from its bytes', () => {
     expectSameWire(typeof stream === 'string' ? encoder.encode(stream) : stream, byteReader, parsedReader, expect);
   });
 
+  it('reads chunks from their bytes when the JSON before the text holds characters outside ASCII', () => {
+    const stream = encoder.encode(['a', ' b', ' c', ' d'].map((t) => chunk({ content: t }, { id: 'c-é', model: 'modèle-中文-😀' })).join('') + finish() + 'data: [DONE]\n\n');
+    expectSameWire(stream, byteReader, parsedReader, expect);
+    expect(readTextDeltas(byteReader(), stream, 1500)).toEqual(['text', 'span', 'span', 'span']);
+  });
+
   it('reads most text chunks from their bytes, and sends their text on undecoded', () => {
     const deltas = readTextDeltas(byteReader(), encoder.encode(streams['the bench stream'] as string), 1500);
     // All but the first text chunk (whose template is learned from it).
