@@ -19,8 +19,9 @@ export function startOfText(bytes: Uint8Array): number {
 }
 
 /**
- * How many UTF-8 bytes `text.slice(from, to)` encodes to, without encoding it. `from` and `to`
- * must not split a surrogate pair (the callers' offsets sit at JSON punctuation).
+ * How many UTF-8 bytes `text.slice(from, to)` encodes to (as `TextEncoder` writes it), without
+ * encoding it. `from` and `to` must not split a surrogate pair (the callers' offsets sit at JSON
+ * punctuation).
  */
 export function utf8Length(text: string, from: number, to: number): number {
   let bytes = to - from;
@@ -28,11 +29,15 @@ export function utf8Length(text: string, from: number, to: number): number {
     const c = text.charCodeAt(i);
     if (c < 0x80) continue;
     if (c < 0x800) bytes += 1;
-    // A surrogate pair: two code units, four bytes.
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < to) {
+    else {
+      // Three bytes, and a surrogate pair four for its two units; a lone surrogate is written as
+      // U+FFFD, three bytes.
       bytes += 2;
-      i++;
-    } else bytes += 2;
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < to) {
+        const low = text.charCodeAt(i + 1);
+        if (low >= 0xdc00 && low <= 0xdfff) i++;
+      }
+    }
   }
   return bytes;
 }

@@ -36,4 +36,10 @@ describe('utf8Length', () => {
       expect(utf8Length(text, cut, text.length)).toBe(new TextEncoder().encode(text.slice(cut)).byteLength);
     }
   });
+
+  it('counts a lone surrogate as the U+FFFD TextEncoder writes for it, whatever follows', () => {
+    for (const text of ['\ud83d', '\ude00', '\ud83d中', '\ud83da', '\ud83d\ud83d\ude00', '\ude00\ud83d', 'x\ud83d日\ude00']) {
+      expect(utf8Length(text, 0, text.length)).toBe(new TextEncoder().encode(text).byteLength);
+    }
+  });
 });
