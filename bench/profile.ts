@@ -1,7 +1,7 @@
 /**
  * Where the gateway's CPU goes under load: `npm run bench:profile -- [--runtime bun|node|deno]
  * [--bare | --thin] [--scenario NAME] [--seconds 3] [--warmup 2] [--connections 64] [--frequency 999] [--top 20]
- * [--syscalls] [--tls]`.
+ * [--syscalls] [--gc] [--tls]`.
  * Needs perf (Debian: linux-perf) besides nginx and wrk. See bench/README.md, "Profile".
  *
  * Two runs. Without a profiler: CPU per request per thread from /proc. Under `perf record` with
@@ -9,7 +9,9 @@
  * bench/lib/jitdump.ts) or V8's --perf-basic-prof (Node, Deno): the samples of the measured run summed per
  * thread and, on the main thread, by the innermost JavaScript function that led to them
  * (bench/lib/perf-samples.ts). With --syscalls, a third run under `strace -c -f` counts system
- * calls per request by name. With --tls the server calls nginx over https (its TLS port, the test
+ * calls per request by name. With --gc, a server started with its collector's log on (Bun's
+ * BUN_JSC_logGC, V8's --trace-gc) counts collections and their time per request over one more
+ * load run (bench/lib/gc-log.ts). With --tls the server calls nginx over https (its TLS port, the test
  * authority trusted through NODE_EXTRA_CA_CERTS). Bun's own --cpu-prof sees only JavaScript and, under load, put a
  * third of its samples on functions that did not run.
  */
@@ -25,10 +27,11 @@ import { attributionMarkdown, createAttribution, readPerfScript } from './lib/pe
 import { cpuMicros, listeningPid, minorFaults, threadCpu, threadCpuPerRequest, type ThreadCpuRow } from './lib/proc-stats.ts';
 import { installCleanup, launch, onExit, pinSelf, stop, stopAll, waitListening, which } from './lib/procs.ts';
 import { SCENARIOS } from './lib/scenarios.ts';
+import { gcMarkdown, readGcLog } from './lib/gc-log.ts';
 import { readStraceSummary, syscallMarkdown } from './lib/syscall-counts.ts';
 import { RUNTIMES, runtimeCommand, type Runtime } from './lib/servers.ts';
 import { THIN_RUNTIMES, THIN_SCENARIOS } from './lib/thin-gateway.ts';
-import { runWrk } from './lib/wrk.ts';
+import { errorCount, runWrk, type WrkResult } from './lib/wrk.ts';
 
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
@@ -42,6 +45,8 @@ interface ProfileArgs {
   thin: boolean;
   /** A run under strace counting system calls per request. */
   syscalls: boolean;
+  /** A run with the collector's log on. */
+  gc: boolean;
   /** Upstream calls over TLS. */
   tls: boolean;
   scenario: string;
@@ -53,15 +58,15 @@ interface ProfileArgs {
 }
 
 function readArgs(argv: string[]): ProfileArgs {
-  const args: ProfileArgs = { runtime: 'bun', bare: false, thin: false, syscalls: false, tls: false, scenario: 'claude-anthropic-json', seconds: 3, warmup: 2, connections: 64, frequency: 999, top: 20 };
+  const args: ProfileArgs = { runtime: 'bun', bare: false, thin: false, syscalls: false, gc: false, tls: false, scenario: 'claude-anthropic-json', seconds: 3, warmup: 2, connections: 64, frequency: 999, top: 20 };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
     if (name === '--bare' || name === '--thin') {
       args[name === '--bare' ? 'bare' : 'thin'] = true;
       continue;
     }
-    if (name === '--syscalls' || name === '--tls') {
-      args[name === '--tls' ? 'tls' : 'syscalls'] = true;
+    if (name === '--syscalls' || name === '--tls' || name === '--gc') {
+      args[name === '--tls' ? 'tls' : name === '--gc' ? 'gc' : 'syscalls'] = true;
       continue;
     }
     const value = argv[++i];
@@ -112,13 +117,58 @@ async function countSyscalls(pid: number, wrk: string, url: string, scenario: st
   // Time for strace to attach to every thread; what the idle server does meanwhile (a few timer
   // calls) is counted too, against the tens of thousands of the run.
   await new Promise((resolve) => setTimeout(resolve, 500));
-  const run = await runWrk(wrk, LOAD_CPU, url, scenario, args.connections, args.seconds);
+  const run = await measuredRun(wrk, url, scenario, args);
   const ended = new Promise<void>((resolve) => traced.child.once('close', () => resolve()));
   process.kill(traced.child.pid!, 'SIGINT');
   await ended;
   const rows = readStraceSummary(traced.stderr());
   if (rows.length === 0) throw new Error(`strace printed no summary: ${traced.stderr().slice(-500)}`);
   return [`Under strace -c -f (${Math.round(run.rps).toLocaleString('en-US')} req/s; counts, not times), system calls per request:`, '', syscallMarkdown(rows, run.requests)].join('\n');
+}
+
+const GC_WARMUP_SECONDS = 10;
+
+/**
+ * A measured load run: refused if any request failed (a status other than 2xx or 3xx, a socket
+ * error), since a server answering errors does other, cheaper work than the scenario's.
+ */
+async function measuredRun(wrk: string, url: string, scenario: string, args: ProfileArgs): Promise<WrkResult> {
+  const run = await runWrk(wrk, LOAD_CPU, url, scenario, args.connections, args.seconds);
+  if (errorCount(run) > 0) throw new Error(`${url}: ${errorCount(run)} of ${run.requests} requests failed (${JSON.stringify(run.errors)})`);
+  return run;
+}
+
+/** The runtime's arguments with its collector's log on (Bun's is set in the environment). */
+function gcLogArgs(runtime: Runtime, args: string[]): string[] {
+  if (runtime === 'node') return ['--trace-gc', ...args];
+  if (runtime === 'deno') return [args[0]!, '--v8-flags=--trace-gc', ...args.slice(1)];
+  return args;
+}
+
+/**
+ * Collections and their time per request over one more load run, on a server started afresh
+ * with its collector's log on (warmed up first, as the other runs are); the log of the measured
+ * run alone is read.
+ */
+async function measureGc(server: { cmd: string; args: string[]; env: Record<string, string>; path: string }, dir: string, wrk: string, scenario: string, args: ProfileArgs): Promise<string> {
+  const out = join(dir, 'gc-stdout.log');
+  const err = join(dir, 'gc-stderr.log');
+  const env = args.runtime === 'bun' ? { ...server.env, BUN_JSC_logGC: '1' } : server.env;
+  const logged = launch(SERVER_CPU, server.cmd, gcLogArgs(args.runtime, server.args), { env, stdoutFile: out, stderrFile: err });
+  const port = await waitListening(logged, `${args.runtime} server with its collector's log on`);
+  const url = `http://127.0.0.1:${port}${server.path}`;
+  // Longer than the other runs' warm-up: code still in the lower tiers allocates what the
+  // optimising compilers would not (Bun, Claude → Gemini SSE: ~55 KiB per request 2 s in, ~21
+  // once the JIT threads have gone quiet).
+  await runWrk(wrk, LOAD_CPU, url, scenario, args.connections, Math.max(args.warmup, GC_WARMUP_SECONDS));
+  const size = (file: string) => readFileSync(file).length;
+  const from = { out: size(out), err: size(err) };
+  const run = await measuredRun(wrk, url, scenario, args);
+  const log = readFileSync(out).subarray(from.out).toString('utf8') + readFileSync(err).subarray(from.err).toString('utf8');
+  await stop(logged.child);
+  const summary = readGcLog(args.runtime, log);
+  if (Object.keys(summary.kinds).length === 0) throw new Error(`--gc: no collection in the log of ${run.requests} requests (${args.runtime})`);
+  return [`With the collector's log on (${Math.round(run.rps).toLocaleString('en-US')} req/s), collections over the run:`, '', gcMarkdown(summary, run.requests)].join('\n');
 }
 
 const monotonicSeconds = () => Number(process.hrtime.bigint()) / 1e9;
@@ -165,12 +215,13 @@ async function main(): Promise<void> {
   const url = `http://127.0.0.1:${plainPort}${path}`;
   await runWrk(wrk, LOAD_CPU, url, scenario.name, args.connections, args.warmup);
   const before = { threads: threadCpu(plainPid), total: cpuMicros(plainPid), faults: minorFaults(plainPid) };
-  const plainRun = await runWrk(wrk, LOAD_CPU, url, scenario.name, args.connections, args.seconds);
+  const plainRun = await measuredRun(wrk, url, scenario.name, args);
   if (plainRun.requests === 0) throw new Error(`no request completed under load (${what}, without perf)`);
   const threads = threadCpuPerRequest(before.threads, threadCpu(plainPid), cpuMicros(plainPid) - before.total, plainPid, plainRun.requests);
   const faultsPerRequest = (minorFaults(plainPid) - before.faults) / plainRun.requests;
   const syscalls = args.syscalls ? await countSyscalls(plainPid, wrk, url, scenario.name, args) : undefined;
   await stop(plain.child);
+  const gc = args.gc ? await measureGc({ cmd, args: cmdArgs, env, path }, dir, wrk, scenario.name, args) : undefined;
 
   // V8 (Node, Deno) writes /tmp/perf-<pid>.map itself; Bun's JITDump is converted after the run.
   const profiledArgs = perfMapArgs(args.runtime, cmdArgs);
@@ -186,7 +237,7 @@ async function main(): Promise<void> {
   const profiledUrl = `http://127.0.0.1:${port}${path}`;
   await runWrk(wrk, LOAD_CPU, profiledUrl, scenario.name, args.connections, args.warmup);
   const from = monotonicSeconds();
-  const run = await runWrk(wrk, LOAD_CPU, profiledUrl, scenario.name, args.connections, args.seconds);
+  const run = await measuredRun(wrk, profiledUrl, scenario.name, args);
   const to = monotonicSeconds();
   if (run.requests === 0) throw new Error(`no request completed under load (${what}, under perf)`);
 
@@ -220,6 +271,7 @@ async function main(): Promise<void> {
       `Minor page faults: ${faultsPerRequest.toFixed(2)} per request.`,
       '',
       ...(syscalls ? [syscalls, ''] : []),
+      ...(gc ? [gc, ''] : []),
       `Under perf at ${args.frequency} Hz with call chains: ${Math.round(run.rps).toLocaleString('en-US')} req/s. The profiler slows the server, so read the shares; µs are CPU per request under the profiler.`,
       '',
       attributionMarkdown(result, { frequency: args.frequency, requests: run.requests, top: args.top }),
