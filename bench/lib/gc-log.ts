@@ -3,6 +3,7 @@
  * (`BUN_JSC_logGC=1`, on stderr), on Node and Deno V8's (`--trace-gc`, on stdout, between the
  * access-log lines).
  */
+import type { Runtime } from './servers.ts';
 
 export interface GcKind {
   collections: number;
@@ -26,7 +27,7 @@ const JSC_ALLOCATED = /bytes allocated this cycle: (\d+)/;
 // V8: "[31538:0x3dfb20b0]       22 ms: Scavenge 3.8 (4.0) -> 3.4 (5.0) MB, 1.11 / 0.00 ms  (…"
 const V8_LINE = /^\[\d+:0x[0-9a-f]+\]\s+\d+ ms: ([A-Za-z][A-Za-z -]*?(?: \([a-z ]+\))?) [\d.]+ \([\d.]+\) -> [\d.]+ \([\d.]+\) MB, ([\d.]+) \/ [\d.]+ ms/;
 
-export function readGcLog(runtime: 'bun' | 'node' | 'deno', text: string): GcSummary {
+export function readGcLog(runtime: Runtime, text: string): GcSummary {
   const kinds: Record<string, GcKind> = {};
   const add = (kind: string, ms: number) => {
     const entry = (kinds[kind] ??= { collections: 0, ms: 0 });
