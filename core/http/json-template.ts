@@ -29,9 +29,6 @@ export class JsonTemplate<T> {
   readonly #key: string;
   // The two ends as UTF-8 (marks 0 and 1), for `matchBytes`; made on its first call.
   #marks: ByteMarks | undefined;
-  // A view of the last bytes matched: one per upstream read, not per event.
-  #view: DataView | undefined;
-  #viewOf: Uint8Array | undefined;
 
   private constructor(before: string, after: string, value: T, holder: Record<string, unknown>, key: string) {
     this.#before = before;
@@ -84,15 +81,10 @@ export class JsonTemplate<T> {
    * `JSON.stringify` would write back byte for byte (see `readExactStringBody`); else -1. The body
    * starts `headLength` bytes after `from`, and the text ends `tailLength` bytes after the quote.
    * Such bytes parse to what `fill` gives for their text; a stricter test than `fill`'s, so that a
-   * writer can copy the body as it is.
+   * writer can copy the body as it is. `view` is a DataView of all of `bytes` (see ReadView).
    */
-  matchBytes(bytes: Uint8Array, from: number, limit: number): number {
+  matchBytes(bytes: Uint8Array, view: DataView, from: number, limit: number): number {
     const marks = this.#byteMarks();
-    if (this.#viewOf !== bytes) {
-      this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-      this.#viewOf = bytes;
-    }
-    const view = this.#view!;
     if (!marks.isAt(0, view, bytes, from, limit)) return -1;
     const quote = readExactStringBody(bytes, from + marks.length(0), limit);
     return quote >= 0 && marks.isAt(1, view, bytes, quote, limit) ? quote : -1;
@@ -120,6 +112,24 @@ export class JsonTemplate<T> {
 
   get tailLength(): number {
     return this.#byteMarks().length(1);
+  }
+}
+
+/**
+ * A DataView of the upstream read a stream last matched a template in: one per read, not per
+ * event. A stream reader keeps its own, not its template (templates are shared between streams,
+ * see TemplateCache, and one would keep an old read alive).
+ */
+export class ReadView {
+  #bytes: Uint8Array | undefined;
+  #view: DataView | undefined;
+
+  of(bytes: Uint8Array): DataView {
+    if (this.#bytes !== bytes) {
+      this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+      this.#bytes = bytes;
+    }
+    return this.#view!;
   }
 }
 

@@ -1,5 +1,5 @@
 import { joinBytes } from './join-bytes.ts';
-import type { JsonTemplate } from './json-template.ts';
+import type { JsonTemplate, ReadView } from './json-template.ts';
 import { JsonTextSpan } from './json-text-span.ts';
 import { createSseReader, eventTooLarge, MAX_SSE_EVENT_BYTES, type SseMessage } from './sse-read.ts';
 import { pipeStages, type Stage } from './stage.ts';
@@ -262,12 +262,12 @@ function readText(bytes: Uint8Array, from: number, to: number): string {
  * The varying string's body when the bytes from `from` are a `data:` line holding `template`'s
  * text (see JsonTemplate.matchBytes) and then the event's blank line; else undefined. The event
  * ends where `readEventEnd` finds it, `template.tailLength` bytes past the span's end. The span
- * may be empty.
+ * may be empty. `views` is the stream's own (see ReadView).
  */
-export function readTemplateData(template: JsonTemplate<unknown>, bytes: Uint8Array, from: number, limit: number): JsonTextSpan | undefined {
+export function readTemplateData(template: JsonTemplate<unknown>, views: ReadView, bytes: Uint8Array, from: number, limit: number): JsonTextSpan | undefined {
   const at = findDataValue(bytes, from, limit);
   if (at < 0) return undefined;
-  const quote = template.matchBytes(bytes, at, limit);
+  const quote = template.matchBytes(bytes, views.of(bytes), at, limit);
   if (quote < 0 || readEventEnd(bytes, quote + template.tailLength, limit) < 0) return undefined;
   return new JsonTextSpan(bytes, at + template.headLength, quote);
 }

@@ -1,9 +1,10 @@
 /** @see https://docs.anthropic.com/en/api/overview */
 import { GatewayError } from '../../errors.ts';
+import { TemplateCache } from '../../http/template-cache.ts';
 import type { Upstream } from '../types.ts';
 import { readAnthropicError } from './read-error.ts';
 import { readAnthropicMessage } from './read-response.ts';
-import { readAnthropicStream } from './read-stream.ts';
+import { type DeltaTemplate, readAnthropicStream } from './read-stream.ts';
 import { writeAnthropicCountTokens } from './write-count-tokens.ts';
 import { writeAnthropicPassthrough } from './write-passthrough.ts';
 import { writeAnthropicRequest } from './write-request.ts';
@@ -11,11 +12,12 @@ import type { AnthropicConfig } from './wire-types.ts';
 
 /** api.anthropic.com or any Anthropic-compatible base URL. */
 export function createAnthropicUpstream(name: string, config: AnthropicConfig): Upstream {
+  const templates = new TemplateCache<DeltaTemplate>();
   return {
     kind: 'anthropic',
     writeRequest: (req, _target, warn) => writeAnthropicRequest(req, config, warn),
     readResponse: (body) => readAnthropicMessage(body),
-    readStream: () => readAnthropicStream({ provider: name }),
+    readStream: (req) => readAnthropicStream({ provider: name, model: req.model, templates }),
     readError: (res) => readAnthropicError(res, name),
     passthrough: {
       family: 'anthropic',

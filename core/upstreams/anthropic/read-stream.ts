@@ -1,14 +1,30 @@
 /** @see https://docs.anthropic.com/en/docs/build-with-claude/streaming */
 import { GatewayError } from '../../errors.ts';
-import { JsonTemplate } from '../../http/json-template.ts';
+import { JsonTemplate, ReadView } from '../../http/json-template.ts';
 import type { SseMessage } from '../../http/sse-read.ts';
 import { createSseByteReader, findEventValue, readEventEnd, readTemplateData, type SseMessageReader } from '../../http/sse-read-bytes.ts';
 import { stageStream } from '../../http/stage.ts';
+import type { TemplateCache } from '../../http/template-cache.ts';
 import type { StreamEvent } from '../../ir.ts';
 import { createAnthropicEventReader, type AnthropicEventReaderOptions } from './read-events.ts';
 
+export interface AnthropicStreamOptions extends AnthropicEventReaderOptions {
+  /** The upstream model, the key of `templates`. */
+  model?: string;
+  /** The delta templates learned from this upstream's earlier streams, by model: this stream's first guess, and where it leaves its own. */
+  templates?: TemplateCache<DeltaTemplate>;
+}
+
+/** A learned delta template and what its varying string is. */
+export interface DeltaTemplate {
+  template: JsonTemplate<DeltaEvent>;
+  /** The upstream block index of a template whose varying string is a text_delta's text or a thinking_delta's thinking, else -1. */
+  spanIndex: number;
+  thinking: boolean;
+}
+
 /** Anthropic SSE bytes → StreamEvents; a new instance per response. Most text deltas are read from their bytes (see `takeEvent`). */
-export function readAnthropicStream(opts: AnthropicEventReaderOptions): TransformStream<Uint8Array, StreamEvent> {
+export function readAnthropicStream(opts: AnthropicStreamOptions): TransformStream<Uint8Array, StreamEvent> {
   return stageStream(createSseByteReader(createAnthropicMessageReader(opts)));
 }
 
@@ -31,13 +47,16 @@ const MAX_UNUSED_TEMPLATES = 3;
  * but for their text are read without JSON.parse (see JsonTemplate): the event reader takes the
  * text out of a content_block_delta and keeps nothing of the event.
  */
-export function createAnthropicMessageReader(opts: AnthropicEventReaderOptions): SseMessageReader<StreamEvent> {
+export function createAnthropicMessageReader(opts: AnthropicStreamOptions): SseMessageReader<StreamEvent> {
   const reader = createAnthropicEventReader(opts);
-  let template: JsonTemplate<DeltaEvent> | undefined;
+  // The last stream of this model's template reads this one's deltas from the first, when they
+  // have the same shape (a template that does not fit costs a parse, then this stream learns).
+  const cached = opts.model === undefined ? undefined : opts.templates?.get(opts.model);
+  let template = cached?.template;
   let unusedTemplates = 0;
-  /** The upstream block index of a template whose varying string is a text_delta's text or a thinking_delta's thinking, else -1. */
-  let spanIndex = -1;
-  let thinking = false;
+  let spanIndex = cached?.spanIndex ?? -1;
+  let thinking = cached?.thinking ?? false;
+  const views = new ReadView();
   return {
     takes: () => spanIndex >= 0,
     /**
@@ -57,7 +76,7 @@ export function createAnthropicMessageReader(opts: AnthropicEventReaderOptions):
         at++;
       }
       if (!template) return -1;
-      const span = readTemplateData(template, bytes, at, limit);
+      const span = readTemplateData(template, views, bytes, at, limit);
       if (!span) return -1;
       unusedTemplates = 0;
       // An empty text is no delta, as in the event reader.
@@ -89,12 +108,9 @@ export function createAnthropicMessageReader(opts: AnthropicEventReaderOptions):
       } else if (unusedTemplates < MAX_UNUSED_TEMPLATES) {
         const learned = learnDeltaTemplate(data, event as DeltaEvent);
         if (learned) {
-          template = learned;
-          const delta = event as DeltaEvent;
-          const type = delta.delta?.type;
-          spanIndex = (type === 'text_delta' || type === 'thinking_delta') && typeof delta.index === 'number' ? delta.index : -1;
-          thinking = type === 'thinking_delta';
+          ({ template, spanIndex, thinking } = learned);
           unusedTemplates++;
+          if (opts.model !== undefined) opts.templates?.set(opts.model, learned);
         }
       }
       reader.read(event, emit);
@@ -112,9 +128,13 @@ interface DeltaEvent {
 }
 
 /** A template of a content_block_delta that carries its own `type`, varying in its delta's text. */
-function learnDeltaTemplate(data: string, event: DeltaEvent): JsonTemplate<DeltaEvent> | undefined {
+function learnDeltaTemplate(data: string, event: DeltaEvent): DeltaTemplate | undefined {
   if (event.type !== 'content_block_delta' || typeof event.delta?.type !== 'string') return undefined;
-  const key = DELTA_TEXT.get(event.delta.type);
+  const type = event.delta.type;
+  const key = DELTA_TEXT.get(type);
   if (key === undefined || typeof event.delta[key] !== 'string') return undefined;
-  return JsonTemplate.learn<DeltaEvent>(data, key, (parsed) => parsed.delta);
+  const template = JsonTemplate.learn<DeltaEvent>(data, key, (parsed) => parsed.delta);
+  if (!template) return undefined;
+  const spanIndex = (type === 'text_delta' || type === 'thinking_delta') && typeof event.index === 'number' ? event.index : -1;
+  return { template, spanIndex, thinking: type === 'thinking_delta' };
 }

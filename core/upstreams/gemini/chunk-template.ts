@@ -1,4 +1,4 @@
-import { BACKSLASH, QUOTE } from '../../http/json-chars.ts';
+import { BACKSLASH, COLON, QUOTE } from '../../http/json-chars.ts';
 import { ByteMarks, JsonTemplate } from '../../http/json-template.ts';
 import { readExactStringBody } from '../../http/json-text-span.ts';
 import { utf8Length } from '../../http/text-bytes.ts';
@@ -10,6 +10,11 @@ const NINE = 0x39;
 const MAX_DIGITS = 15;
 
 const encoder = new TextEncoder();
+/**
+ * The one string a chunk's tail holds that changes from stream to stream (Google's own id for the
+ * answer): skipped like the integers, so a template learned from one stream reads the next.
+ */
+const RESPONSE_ID = encoder.encode('responseId');
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
@@ -17,32 +22,39 @@ const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
  * `{"candidates":[{"content":{"parts":[{"text":"<text>"}],"role":"model"},"index":0}],
  * "usageMetadata":{"promptTokenCount":312,"candidatesTokenCount":<n>,…},"modelVersion":…}`. A
  * template keeps such a chunk's JSON before its text exactly, and after it exactly but for its
- * integers (each run of digits outside a string), so a later chunk is matched from its bytes
- * without a parse: its text left in place (see JsonTextSpan), its usage read only when wanted, by
- * parsing the template's text around the last matched chunk's tail (`readTail`). Bytes that match
- * are a chunk that parses to the template's with another text and other integers, which is all
- * the reader reads of such a chunk; anything else is left to the parser.
+ * integers (each run of digits outside a string) and its `responseId`, so a later chunk, of this
+ * stream or of the next, is matched from its bytes without a parse: its text left in place (see
+ * JsonTextSpan), its usage read only when wanted, by parsing the template's text around the last
+ * matched chunk's tail (`readTail`). Bytes that match are a chunk that parses to the template's
+ * with another text, other integers and another response id, which is all the reader reads of
+ * such a chunk (its response id it takes from the stream's first chunk); anything else is left to
+ * the parser. Nothing in a template changes once it is made: the streams of one model share it.
  */
 export class GeminiChunkTemplate {
   readonly #text: JsonTemplate<GeminiGenerateContentResponse>;
   /**
-   * Mark 0: the text before the body. Marks 1 on: the text after it, cut at its integers, one run
-   * of digits between each two marks.
+   * Mark 0: the text before the body. Marks 1 on: the text after it, cut at its integers and at
+   * the response id's body, one of them between each two marks.
    */
   readonly #marks: ByteMarks;
+  /** By mark: whether the response id's body follows it (else an integer does, or nothing). */
+  readonly #beforeId: boolean[];
   /** Whether the part is a thought (`"thought":true`). */
   readonly thought: boolean;
-  /** Where the JSON of the chunk `match` last matched ends. */
+  /**
+   * Where the JSON of the chunk `match` last matched ends: read right after the match (templates
+   * are shared, but a stream reads its chunk's end before any other stream can match).
+   */
   end = -1;
-  #view: DataView | undefined;
-  #viewOf: Uint8Array | undefined;
 
   private constructor(text: JsonTemplate<GeminiGenerateContentResponse>, thought: boolean) {
     this.#text = text;
     this.thought = thought;
     const head = utf8Length(text.before, 0, text.before.length);
     const bytes = encoder.encode(`${text.before}${text.after}`);
-    this.#marks = new ByteMarks(bytes, cutMarks(bytes, head));
+    const { cuts, beforeId } = cutMarks(bytes, head);
+    this.#marks = new ByteMarks(bytes, cuts);
+    this.#beforeId = beforeId;
   }
 
   /**
@@ -62,16 +74,12 @@ export class GeminiChunkTemplate {
 
   /**
    * Where the text's body ends (the index of its closing quote) when the bytes from `from` (up to
-   * `limit`) are this template's chunk with another text, written as `JSON.stringify` writes it,
-   * and other integers; else -1. The body starts `headLength` bytes after `from`; the chunk's JSON
-   * ends at `end`.
+   * `limit`) are this template's chunk with another text and another response id, both written
+   * as `JSON.stringify` writes them, and other integers; else -1. `view` is a DataView of all of
+   * `bytes` (see ReadView). The body starts `headLength` bytes after
+   * `from`; the chunk's JSON ends at `end`.
    */
-  match(bytes: Uint8Array, from: number, limit: number): number {
-    if (this.#viewOf !== bytes) {
-      this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-      this.#viewOf = bytes;
-    }
-    const view = this.#view!;
+  match(bytes: Uint8Array, view: DataView, from: number, limit: number): number {
     const marks = this.#marks;
     if (!marks.isAt(0, view, bytes, from, limit)) return -1;
     const quote = readExactStringBody(bytes, from + marks.length(0), limit);
@@ -82,7 +90,7 @@ export class GeminiChunkTemplate {
       if (!marks.isAt(mark, view, bytes, at, limit)) return -1;
       at += marks.length(mark);
       if (mark === last) break;
-      at = skipInteger(bytes, at, limit);
+      at = this.#beforeId[mark] ? readExactStringBody(bytes, at, limit) : skipInteger(bytes, at, limit);
       if (at < 0) return -1;
     }
     this.end = at;
@@ -108,23 +116,37 @@ function onlyText(part: GeminiPart): boolean {
 /**
  * Where a template's marks lie in `bytes` (the text before the body, then from `from` on the text
  * after it), start and end of each in pairs: the text before, then the text after cut around each
- * run of digits that is a whole non-negative integer outside a string. Digits inside strings, and
- * those of a fraction, an exponent or a negative number, stay in the marks.
+ * run of digits that is a whole non-negative integer outside a string, and around the body of the
+ * response id's string. Digits inside strings, and those of a fraction, an exponent or a negative
+ * number, stay in the marks. `beforeId[k]` tells whether the response id follows mark k.
  */
-function cutMarks(bytes: Uint8Array, from: number): number[] {
+function cutMarks(bytes: Uint8Array, from: number): { cuts: number[]; beforeId: boolean[] } {
   const cuts: number[] = [0, from];
+  const beforeId = [false];
   let markStart = from;
   // The text after the body opens with the varying string's closing quote.
   let inString = true;
+  let stringStart = -1;
   for (let i = from; i < bytes.length; i++) {
     const c = bytes[i]!;
     if (inString) {
       if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
+      else if (c === QUOTE) {
+        inString = false;
+        const value = i + 2;
+        if (bytes[i + 1] !== COLON || bytes[value] !== QUOTE || !isResponseIdKey(bytes, stringStart, i)) continue;
+        const close = findQuote(bytes, value + 1);
+        if (close < 0) continue;
+        cuts.push(markStart, value + 1);
+        beforeId.push(true);
+        markStart = close;
+        i = close;
+      }
       continue;
     }
     if (c === QUOTE) {
       inString = true;
+      stringStart = i + 1;
       continue;
     }
     if (c < ZERO || c > NINE) continue;
@@ -135,12 +157,29 @@ function cutMarks(bytes: Uint8Array, from: number): number[] {
     const whole = before !== 0x2d && before !== 0x2e && before !== 0x2b && before !== 0x65 && before !== 0x45 && next !== 0x2e && next !== 0x65 && next !== 0x45;
     if (whole && end - i <= MAX_DIGITS) {
       cuts.push(markStart, i);
+      beforeId.push(false);
       markStart = end;
     }
     i = end - 1;
   }
   cuts.push(markStart, bytes.length);
-  return cuts;
+  return { cuts, beforeId };
+}
+
+/** Whether the string whose body is `bytes[start, end)` is written `responseId`. */
+function isResponseIdKey(bytes: Uint8Array, start: number, end: number): boolean {
+  if (start < 0 || end - start !== RESPONSE_ID.length) return false;
+  for (let i = 0; i < RESPONSE_ID.length; i++) if (bytes[start + i] !== RESPONSE_ID[i]) return false;
+  return true;
+}
+
+/** The closing quote of the string body that starts at `at`, or -1. */
+function findQuote(bytes: Uint8Array, at: number): number {
+  for (let i = at; i < bytes.length; i++) {
+    if (bytes[i] === BACKSLASH) i++;
+    else if (bytes[i] === QUOTE) return i;
+  }
+  return -1;
 }
 
 /** Past a JSON non-negative integer at `at` (`0`, or digits not starting with 0, at most MAX_DIGITS), or -1. */

@@ -1,5 +1,7 @@
 /** @see https://ai.google.dev/api */
+import { TemplateCache } from '../../http/template-cache.ts';
 import type { Upstream } from '../types.ts';
+import type { GeminiChunkTemplate } from './chunk-template.ts';
 import type { GeminiProviderConfig } from './endpoint.ts';
 import { readGeminiError } from './read-error.ts';
 import { readGeminiResponse } from './read-response.ts';
@@ -11,11 +13,12 @@ import { writeGeminiRequest } from './write-request.ts';
 /** The Google AI Studio (Gemini API) upstream: translated calls, the Gemini-family fast path and countTokens. */
 export function createGeminiUpstream(name: string, config: GeminiProviderConfig): Upstream {
   const errors = { provider: name, apiKey: config.apiKey };
+  const templates = new TemplateCache<GeminiChunkTemplate>();
   return {
     kind: 'gemini',
     writeRequest: (req, target, warn) => writeGeminiRequest({ ...req, model: target.upstreamModel }, config, warn),
     readResponse: (body, req) => readGeminiResponse(body, req),
-    readStream: (req) => readGeminiStream({ ...errors, model: req.model }),
+    readStream: (req) => readGeminiStream({ ...errors, model: req.model, templates }),
     readError: (res) => readGeminiError(res, errors),
     countTokens: (req, target, send) => countGeminiTokens({ ...req, model: target.upstreamModel }, config, name, send),
     passthrough: {

@@ -1,8 +1,10 @@
 /** @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent */
 import { GatewayError } from '../../errors.ts';
+import { ReadView } from '../../http/json-template.ts';
 import { JsonTextSpan } from '../../http/json-text-span.ts';
 import { createSseByteReader, findDataValue, readEventEnd, type SseMessageReader } from '../../http/sse-read-bytes.ts';
 import { stageStream } from '../../http/stage.ts';
+import type { TemplateCache } from '../../http/template-cache.ts';
 import { SpanTextDelta, type StreamEvent, type Usage } from '../../ir.ts';
 import { GeminiChunkTemplate } from './chunk-template.ts';
 import { mapGeminiFinishReason } from './map-finish-reason.ts';
@@ -14,6 +16,8 @@ import type { GeminiGenerateContentResponse, GeminiPart, GeminiUsageMetadata } f
 export interface GeminiStreamOptions extends GeminiErrorContext {
   /** Reported when the chunks carry no modelVersion. */
   model: string;
+  /** The templates learned from this upstream's earlier streams, by model: this stream's first guess, and where it leaves its own. */
+  templates?: TemplateCache<GeminiChunkTemplate>;
 }
 
 interface OpenBlock {
@@ -44,8 +48,11 @@ const MAX_UNUSED_TEMPLATES = 3;
  */
 export function createGeminiMessageReader(opts: GeminiStreamOptions): SseMessageReader<StreamEvent> {
   let emit: (event: StreamEvent) => void = () => {};
-  let template: GeminiChunkTemplate | undefined;
+  // An earlier stream's template reads this one's text chunks from the second on, when their
+  // shape is the same: the first is parsed anyway, and nothing is learned from it.
+  let template = opts.templates?.get(opts.model);
   let unusedTemplates = 0;
+  const views = new ReadView();
   /**
    * Where the JSON after the text of the last chunk read through the template lies (from its
    * closing quote to its end), until its usage is read: the bytes and two offsets, not a view,
@@ -153,11 +160,11 @@ export function createGeminiMessageReader(opts: GeminiStreamOptions): SseMessage
   };
 
   return {
-    takes: () => template !== undefined && !ended,
+    takes: () => template !== undefined && started && !ended,
     takeEvent(bytes, from, limit, out) {
       const at = findDataValue(bytes, from, limit);
       const chunk = template!;
-      const quote = at < 0 ? -1 : chunk.match(bytes, at, limit);
+      const quote = at < 0 ? -1 : chunk.match(bytes, views.of(bytes), at, limit);
       const end = quote < 0 ? -1 : readEventEnd(bytes, chunk.end, limit);
       if (end < 0) return -1;
       emit = out;
@@ -182,12 +189,14 @@ export function createGeminiMessageReader(opts: GeminiStreamOptions): SseMessage
       if ((chunk as GeminiGenerateContentResponse | null)?.usageMetadata) tailBytes = undefined;
       else settleTail();
       if (typeof chunk !== 'object' || chunk === null) return;
+      const first = !started;
       readChunk(chunk as GeminiGenerateContentResponse);
-      if (ended || !started || unusedTemplates >= MAX_UNUSED_TEMPLATES) return;
+      if (ended || !started || unusedTemplates >= MAX_UNUSED_TEMPLATES || (first && template)) return;
       const learned = GeminiChunkTemplate.learn(message.data, chunk as GeminiGenerateContentResponse);
       if (learned) {
         template = learned;
         unusedTemplates++;
+        opts.templates?.set(opts.model, learned);
       }
     },
     end(out) {

@@ -2,7 +2,7 @@
 import { GatewayError, isGatewayError } from '../../errors.ts';
 import { emptyUsage, type FinishReason, type StreamEvent, type Usage } from '../../ir.ts';
 import type { ReadRequest } from '../types.ts';
-import type { JsonTemplate } from '../../http/json-template.ts';
+import { type JsonTemplate, ReadView } from '../../http/json-template.ts';
 import type { SseMessage } from '../../http/sse-read.ts';
 import { createSseByteReader, readEventEnd, readTemplateData, type SseMessageReader } from '../../http/sse-read-bytes.ts';
 import { stageStream } from '../../http/stage.ts';
@@ -87,6 +87,7 @@ export function createOpenAIChunkReader(req: ReadRequest, name: string): SseMess
   // few templates that never match, then no more.
   let template: JsonTemplate<OpenAIChatCompletion> | undefined;
   let unusedTemplates = 0;
+  const views = new ReadView();
   /** The template's varying string is `content` (else reasoning). */
   let contentTemplate = false;
 
@@ -149,7 +150,7 @@ export function createOpenAIChunkReader(req: ReadRequest, name: string): SseMess
    */
   const takeEvent = (bytes: Uint8Array, from: number, limit: number, emit: (event: StreamEvent) => void): number => {
     if (!template) return -1;
-    const span = readTemplateData(template, bytes, from, limit);
+    const span = readTemplateData(template, views, bytes, from, limit);
     if (!span) return -1;
     unusedTemplates = 0;
     sink = emit;

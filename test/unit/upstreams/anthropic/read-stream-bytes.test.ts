@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { createSseReader } from '../../../../core/http/sse-read.ts';
 import { pipeStages, type Stage, stageOf } from '../../../../core/http/stage.ts';
 import type { StreamEvent } from '../../../../core/ir.ts';
-import { createAnthropicMessageReader, readAnthropicStream } from '../../../../core/upstreams/anthropic/read-stream.ts';
+import { TemplateCache } from '../../../../core/http/template-cache.ts';
+import { createAnthropicMessageReader, type DeltaTemplate, readAnthropicStream } from '../../../../core/upstreams/anthropic/read-stream.ts';
 import { concatBytes } from '../../../helpers/bedrock-frames.ts';
 import { expectSameWire, readTextDeltas } from '../../../helpers/stream-wire.ts';
 
@@ -50,6 +51,28 @@ const streams: Record<string, string | Uint8Array> = {
 describe('the Anthropic stream read from its bytes', () => {
   it.each(Object.entries(streams))('%s: the same events, and the same bytes to every family, as parsing every event, however it is cut', (_name, stream) => {
     expectSameWire(typeof stream === 'string' ? encoder.encode(stream) : stream, byteReader, parsedReader, expect);
+  });
+
+  // One cache for every stream and cut, in turn: each reader starts with the template the one
+  // before it left, learned from this stream or from another.
+  const templates = new TemplateCache<DeltaTemplate>();
+  it.each(Object.entries(streams))('%s: the same, starting with the template an earlier stream left', (_name, stream) => {
+    const withTemplates = () => stageOf(readAnthropicStream({ provider: 'claude', model: 'claude-x', templates }))!;
+    expectSameWire(typeof stream === 'string' ? encoder.encode(stream) : stream, withTemplates, parsedReader, expect);
+  });
+
+  it("starts with the template its model's last stream learned", () => {
+    const cache = new TemplateCache<DeltaTemplate>();
+    const reader = (model: string) => stageOf(readAnthropicStream({ provider: 'claude', model, templates: cache }))!;
+    const stream = encoder.encode(streams['the bench stream'] as string);
+    const first = readTextDeltas(reader('claude-x'), stream, 1500);
+    expect(first.slice(0, 2)).toEqual(['text', 'span']);
+    expect(readTextDeltas(reader('claude-x'), stream, 1500)).toEqual(first.map(() => 'span'));
+    expect(readTextDeltas(reader('claude-y'), stream, 1500)).toEqual(first);
+    // A template that does not fit (a thinking delta's, at another index) costs a parse: the stream learns its own.
+    const thinking = start + block(0, { type: 'thinking', thinking: '' }) + think('a') + think('b') + signature(0) + stop(0) + block(1, { type: 'text', text: '' }) + text('c', 1) + text('d', 1) + stop(1) + end;
+    expect(readTextDeltas(reader('claude-x'), encoder.encode(thinking), 1500, 'reasoning-delta')).toEqual(['text', 'span']);
+    expect(readTextDeltas(reader('claude-x'), encoder.encode(thinking), 1500, 'text-delta')).toEqual(['text', 'span']);
   });
 
   it('reads most text deltas from their bytes', () => {

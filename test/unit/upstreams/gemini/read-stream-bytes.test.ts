@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { createSseReader } from '../../../../core/http/sse-read.ts';
 import { pipeStages, type Stage, stageOf } from '../../../../core/http/stage.ts';
 import type { StreamEvent } from '../../../../core/ir.ts';
+import { TemplateCache } from '../../../../core/http/template-cache.ts';
+import type { GeminiChunkTemplate } from '../../../../core/upstreams/gemini/chunk-template.ts';
 import { createGeminiMessageReader, readGeminiStream } from '../../../../core/upstreams/gemini/read-stream.ts';
 import { concatBytes } from '../../../helpers/bedrock-frames.ts';
 import { expectSameWire, readTextDeltas } from '../../../helpers/stream-wire.ts';
@@ -54,6 +56,26 @@ const streams: Record<string, string | Uint8Array> = {
 describe('the Gemini stream read from its bytes', () => {
   it.each(Object.entries(streams))('%s: the same events, and the same bytes to every family, as parsing every chunk, however it is cut', (_name, stream) => {
     expectSameWire(typeof stream === 'string' ? encoder.encode(stream) : stream, byteReader, parsedReader, expect);
+  });
+
+  // One cache for every stream and cut, in turn: each reader starts with the template the one
+  // before it left, learned from this stream or from another.
+  const templates = new TemplateCache<GeminiChunkTemplate>();
+  it.each(Object.entries(streams))('%s: the same, starting with the template an earlier stream left', (_name, stream) => {
+    const withTemplates = () => stageOf(readGeminiStream({ ...opts, templates }))!;
+    expectSameWire(typeof stream === 'string' ? encoder.encode(stream) : stream, withTemplates, parsedReader, expect);
+  });
+
+  it("starts with the template its model's last stream learned, whatever that stream's response id", () => {
+    const cache = new TemplateCache<GeminiChunkTemplate>();
+    const reader = (model = opts.model) => stageOf(readGeminiStream({ ...opts, model, templates: cache }))!;
+    // A first chunk of two parts teaches nothing, so alone a stream parses its second chunk too.
+    const stream = chunk([{ text: 'a' }, { text: 'b' }]) + text('c') + text('d') + text('e') + last();
+    expect(readTextDeltas(reader(), encoder.encode(stream), 1500)).toEqual(['text', 'text', 'text', 'span', 'span']);
+    const next = stream.replaceAll('r7Xy9q0', 'a-longer-response-id-42');
+    expect(next).not.toEqual(stream);
+    expect(readTextDeltas(reader(), encoder.encode(next), 1500)).toEqual(['text', 'text', 'span', 'span', 'span']);
+    expect(readTextDeltas(reader('gemini-other'), encoder.encode(next), 1500)).toEqual(['text', 'text', 'text', 'span', 'span']);
   });
 
   it('reads most text chunks from their bytes, CRLF as Google sends them or LF', () => {
