@@ -16,11 +16,11 @@ export function createGeminiUpstream(name: string, config: GeminiProviderConfig)
   const templates = new TemplateCache<GeminiChunkTemplate>();
   return {
     kind: 'gemini',
-    writeRequest: (req, target, warn) => writeGeminiRequest({ ...req, model: target.upstreamModel }, config, warn),
+    writeRequest: (req, target, warn) => writeGeminiRequest(Object.assign({}, req, { model: target.upstreamModel }), config, warn),
     readResponse: (body, req) => readGeminiResponse(body, req),
-    readStream: (req) => readGeminiStream({ ...errors, model: req.model, templates }),
+    readStream: (req) => readGeminiStream({ provider: name, apiKey: config.apiKey, model: req.model, templates }),
     readError: (res) => readGeminiError(res, errors),
-    countTokens: (req, target, send) => countGeminiTokens({ ...req, model: target.upstreamModel }, config, name, send),
+    countTokens: (req, target, send) => countGeminiTokens(Object.assign({}, req, { model: target.upstreamModel }), config, name, send),
     passthrough: {
       family: 'gemini',
       writeRequest: (call) => writeGeminiPassthrough(call, config),
