@@ -5,21 +5,38 @@ const encoder = new TextEncoder();
 
 /** Put where the varying string was, to check with one parse that the template found the right one. */
 const PROBE = 'switchyard-template-probe';
+/** Put in place of a varying integer for the same check (outside MAX_DIGITS, so no event has it). */
+const PROBE_INTEGER = 9007199254740991;
+
+const ZERO = 0x30;
+const NINE = 0x39;
+/** Longer runs of digits are left to the parser (no count or timestamp has them). */
+export const MAX_DIGITS = 15;
+
+/** What fills a gap between two of a template's fixed runs. */
+const TEXT = 0;
+const STRING = 1;
+const INTEGER = 2;
+type GapKind = typeof TEXT | typeof STRING | typeof INTEGER;
 
 /**
  * Most events of a model's stream repeat the one before but for one string: the delta's text,
  * `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"<text>"}}` or
  * `{"id":…,"choices":[{"index":0,"delta":{"content":"<text>"},…}]}`. A template keeps an event's
- * JSON text before and after that string, so a later event is read by comparing its two ends and
- * decoding what lies between them instead of by `JSON.parse` (~0.5–1 µs per event on Node 20, the
- * largest item of a translated stream's own work).
+ * JSON text around that string, so a later event is read by comparing its fixed runs and decoding
+ * what lies between them instead of by `JSON.parse` (~0.5–1 µs per event on Node 20, the largest
+ * item of a translated stream's own work). Some top-level values may vary too (`varying` in
+ * `learn`): an OpenAI chunk's id and creation time change from stream to stream, and OpenAI's
+ * `obfuscation` from chunk to chunk; they are skipped as whole strings or integers.
  *
- * `fill` answers exactly what `JSON.parse` would, or undefined (then the caller parses): the ends
- * are character for character those of an event that parsed to this shape, and the middle is
- * accepted only as a whole JSON string body. Anything else in between (an unescaped quote, a raw
- * control character, a bad escape) could change the structure, so it is never guessed at. The
- * object handed out is the same one each time with the new string in it: for readers that take
- * what they need from an event and keep nothing of it.
+ * `fill` answers exactly what `JSON.parse` would, or undefined (then the caller parses): the fixed
+ * runs are character for character those of an event that parsed to this shape, and each gap is
+ * accepted only as a whole JSON string body (or a plain integer, where one was). Anything else in
+ * between (an unescaped quote, a raw control character, a bad escape) could change the structure,
+ * so it is never guessed at. The object handed out is the same one each time with the new values
+ * in it: for readers that take what they need from an event and keep nothing of it. Nothing else
+ * in a template changes after `learn` but `start` and `end`, which a reader reads right after its
+ * `matchBytes`: templates are shared between the streams of one model (see TemplateCache).
  */
 export class JsonTemplate<T> {
   readonly #before: string;
@@ -27,42 +44,113 @@ export class JsonTemplate<T> {
   readonly #value: T;
   readonly #holder: Record<string, unknown>;
   readonly #key: string;
-  // The two ends as UTF-8 (marks 0 and 1), for `matchBytes`; made on its first call.
+  /** The learned text's fixed runs, one more than the gaps between them. */
+  readonly #pieces: string[];
+  readonly #kinds: GapKind[];
+  /** By gap: the top-level key its value goes to (the text's goes to `#key` in `#holder`). */
+  readonly #keys: string[];
+  // The fixed runs as UTF-8 (a mark each), for `matchBytes`; made on its first call.
   #marks: ByteMarks | undefined;
+  /** Where the varying string's body starts, and where the JSON text ends, in the bytes `matchBytes` last matched. */
+  start = -1;
+  end = -1;
 
-  private constructor(before: string, after: string, value: T, holder: Record<string, unknown>, key: string) {
+  private constructor(before: string, after: string, value: T, holder: Record<string, unknown>, key: string, gaps: readonly Gap[], text: string) {
     this.#before = before;
     this.#after = after;
     this.#value = value;
     this.#holder = holder;
     this.#key = key;
+    this.#pieces = [];
+    this.#kinds = [];
+    this.#keys = [];
+    let at = 0;
+    for (const gap of gaps) {
+      this.#pieces.push(copyOf(text.slice(at, gap.from)));
+      this.#kinds.push(gap.kind);
+      this.#keys.push(gap.key);
+      at = gap.to;
+    }
+    this.#pieces.push(copyOf(text.slice(at)));
   }
 
   /**
-   * A template of `data` whose varying part is the string under `key` in the object `holderOf`
-   * picks from a parse; undefined when that key is not found exactly once in the text. Which
-   * events may vary only there is the caller's to decide.
+   * A template of `data` whose varying string is the one under `key` in the object `holderOf`
+   * picks from a parse, and whose top-level `varying` keys may hold other strings or integers;
+   * undefined when that key is not found exactly once in the text. A `varying` key not found
+   * exactly once, or not holding a string or a non-negative integer, stays as it is. Which events
+   * may vary only there is the caller's to decide.
    */
-  static learn<T>(data: string, key: string, holderOf: (parsed: T) => unknown): JsonTemplate<T> | undefined {
+  static learn<T>(data: string, key: string, holderOf: (parsed: T) => unknown, varying: readonly string[] = []): JsonTemplate<T> | undefined {
     const span = findStringValue(data, key);
     if (!span) return undefined;
+    const gaps: Gap[] = [{ from: span.start, to: span.end, kind: TEXT, key }];
+    for (const name of varying) {
+      const gap = findVaryingValue(data, name);
+      if (gap && (gap.to <= span.start || gap.from >= span.end)) gaps.push(gap);
+    }
+    gaps.sort((a, b) => a.from - b.from);
     // Copies, not slices: a slice would keep the whole decoded upstream read alive as long as the
-    // template (the stream's life).
+    // template.
     const before = copyOf(data.slice(0, span.start));
     const after = copyOf(data.slice(span.end));
+    let probe = '';
+    let at = 0;
+    for (const gap of gaps) {
+      probe += `${data.slice(at, gap.from)}${gap.kind === INTEGER ? PROBE_INTEGER : PROBE}`;
+      at = gap.to;
+    }
     let value: T;
     try {
-      value = JSON.parse(`${before}${PROBE}${after}`) as T;
+      value = JSON.parse(`${probe}${data.slice(at)}`) as T;
     } catch {
       return undefined;
     }
     const holder = holderOf(value);
     if (typeof holder !== 'object' || holder === null || (holder as Record<string, unknown>)[key] !== PROBE) return undefined;
-    return new JsonTemplate(before, after, value, holder as Record<string, unknown>, key);
+    for (const gap of gaps) {
+      // A varying key found somewhere else than at the top (a nested one of that name): the
+      // template is learned with no values varying.
+      if (gap.kind !== TEXT && (value as Record<string, unknown>)[gap.key] !== (gap.kind === INTEGER ? PROBE_INTEGER : PROBE)) return JsonTemplate.learn(data, key, holderOf);
+    }
+    return new JsonTemplate(before, after, value, holder as Record<string, unknown>, key, gaps, data);
   }
 
-  /** What `data` parses to, when it is this template with another string; else undefined. */
+  /** What `data` parses to, when it is this template with other values where they may vary; else undefined. */
   fill(data: string): T | undefined {
+    if (this.#kinds.length === 1) return this.#fillText(data);
+    const pieces = this.#pieces;
+    const kinds = this.#kinds;
+    const values: Array<string | number> = [];
+    let at = 0;
+    for (let k = 0; k < kinds.length; k++) {
+      const piece = pieces[k]!;
+      if (data.slice(at, at + piece.length) !== piece) return undefined;
+      at += piece.length;
+      if (kinds[k] === INTEGER) {
+        const end = skipIntegerText(data, at);
+        if (end < 0) return undefined;
+        values.push(Number(data.slice(at, end)));
+        at = end;
+        continue;
+      }
+      const quote = findQuote(data, at);
+      const text = quote < 0 ? undefined : readStringBody(data, at, quote);
+      if (text === undefined) return undefined;
+      values.push(text);
+      at = quote;
+    }
+    if (data.slice(at) !== pieces[kinds.length]) return undefined;
+    const top = this.#value as Record<string, unknown>;
+    for (let k = 0; k < kinds.length; k++) {
+      if (kinds[k] === TEXT) this.#holder[this.#key] = values[k];
+      else top[this.#keys[k]!] = values[k];
+    }
+    return this.#value;
+  }
+
+  /** `fill` when only the text varies: its two ends compared whole. */
+  #fillText(data: string): T | undefined {
     const before = this.#before;
     const after = this.#after;
     const end = data.length - after.length;
@@ -77,27 +165,53 @@ export class JsonTemplate<T> {
 
   /**
    * Where the varying string's body ends (the index of its closing quote), when the bytes from
-   * `from` (up to `limit`) are this template's text with another string whose body
-   * `JSON.stringify` would write back byte for byte (see `readExactStringBody`); else -1. The body
-   * starts `headLength` bytes after `from`, and the text ends `tailLength` bytes after the quote.
+   * `from` (up to `limit`) are this template's text with another string, and other values where
+   * they may vary, each string's body written as `JSON.stringify` writes it (see
+   * `readExactStringBody`); else -1. The body starts at `start`, and the JSON text ends at `end`.
    * Such bytes parse to what `fill` gives for their text; a stricter test than `fill`'s, so that a
    * writer can copy the body as it is. `view` is a DataView of all of `bytes` (see ReadView).
    */
   matchBytes(bytes: Uint8Array, view: DataView, from: number, limit: number): number {
     const marks = this.#byteMarks();
-    if (!marks.isAt(0, view, bytes, from, limit)) return -1;
-    const quote = readExactStringBody(bytes, from + marks.length(0), limit);
-    return quote >= 0 && marks.isAt(1, view, bytes, quote, limit) ? quote : -1;
+    const kinds = this.#kinds;
+    let at = from;
+    let start = -1;
+    let quote = -1;
+    for (let k = 0; ; k++) {
+      if (!marks.isAt(k, view, bytes, at, limit)) return -1;
+      at += marks.length(k);
+      if (k === kinds.length) break;
+      const kind = kinds[k];
+      if (kind === INTEGER) {
+        at = skipInteger(bytes, at, limit);
+      } else {
+        if (kind === TEXT) start = at;
+        at = readExactStringBody(bytes, at, limit);
+        if (kind === TEXT) quote = at;
+      }
+      if (at < 0) return -1;
+    }
+    this.start = start;
+    this.end = at;
+    return quote;
   }
 
   #byteMarks(): ByteMarks {
     if (this.#marks) return this.#marks;
-    const head = utf8Length(this.#before, 0, this.#before.length);
-    const bytes = encoder.encode(`${this.#before}${this.#after}`);
-    return (this.#marks = new ByteMarks(bytes, [0, head, head, bytes.length]));
+    const pieces = this.#pieces;
+    const cuts: number[] = [];
+    let text = '';
+    let bytes = 0;
+    for (const piece of pieces) {
+      const length = utf8Length(piece, 0, piece.length);
+      cuts.push(bytes, bytes + length);
+      bytes += length;
+      text += piece;
+    }
+    return (this.#marks = new ByteMarks(encoder.encode(text), cuts));
   }
 
-  /** The JSON text before the varying string's body, and after it (from its closing quote on). */
+  /** The JSON text before the varying string's body, and after it (from its closing quote on), as learned. */
   get before(): string {
     return this.#before;
   }
@@ -105,14 +219,14 @@ export class JsonTemplate<T> {
   get after(): string {
     return this.#after;
   }
+}
 
-  get headLength(): number {
-    return this.#byteMarks().length(0);
-  }
-
-  get tailLength(): number {
-    return this.#byteMarks().length(1);
-  }
+/** A gap between a template's fixed runs, in the text it was learned from: `[from, to)`. */
+interface Gap {
+  from: number;
+  to: number;
+  kind: GapKind;
+  key: string;
 }
 
 /**
@@ -240,4 +354,56 @@ function readStringBody(text: string, from: number, to: number): string | undefi
     if (c === 0x22 || c < 0x20) return undefined;
   }
   return text.slice(from, to);
+}
+
+/**
+ * Where the value of the key `name` lies, when `"<name>":` occurs once in the text and holds a
+ * string (its body) or a non-negative integer of at most MAX_DIGITS digits. The probe parse in
+ * `learn` checks it is the top-level one.
+ */
+function findVaryingValue(data: string, name: string): Gap | undefined {
+  const quoted = `"${name}"`;
+  const at = data.indexOf(quoted);
+  if (at < 0 || data.indexOf(quoted, at + 1) >= 0) return undefined;
+  let i = skipSpace(data, at + quoted.length);
+  if (data.charCodeAt(i) !== 0x3a) return undefined;
+  i = skipSpace(data, i + 1);
+  if (data.charCodeAt(i) === 0x22) {
+    const quote = findQuote(data, i + 1);
+    return quote < 0 ? undefined : { from: i + 1, to: quote, kind: STRING, key: name };
+  }
+  const end = skipIntegerText(data, i);
+  return end < 0 ? undefined : { from: i, to: end, kind: INTEGER, key: name };
+}
+
+/** The index of the quote that ends the string body starting at `from`, or -1. */
+function findQuote(text: string, from: number): number {
+  for (let j = from; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 0x5c) j++;
+    else if (c === 0x22) return j;
+  }
+  return -1;
+}
+
+/** Past a JSON non-negative integer at `at` in `text` (`0`, or digits not starting with 0, at most MAX_DIGITS), or -1. */
+function skipIntegerText(text: string, at: number): number {
+  const first = text.charCodeAt(at);
+  if (!(first >= ZERO && first <= NINE)) return -1;
+  let i = at + 1;
+  if (first !== ZERO) while (i < text.length && text.charCodeAt(i) >= ZERO && text.charCodeAt(i) <= NINE) i++;
+  const next = text.charCodeAt(i);
+  // A fraction or an exponent makes it another number.
+  if (next === 0x2e || next === 0x65 || next === 0x45 || (next >= ZERO && next <= NINE)) return -1;
+  return i - at <= MAX_DIGITS ? i : -1;
+}
+
+/** Past a JSON non-negative integer at `at` (`0`, or digits not starting with 0, at most MAX_DIGITS), or -1. */
+export function skipInteger(bytes: Uint8Array, at: number, limit: number): number {
+  const first = bytes[at];
+  if (at >= limit || first === undefined || first < ZERO || first > NINE) return -1;
+  if (first === ZERO) return at + 1;
+  let i = at + 1;
+  while (i < limit && bytes[i]! >= ZERO && bytes[i]! <= NINE) i++;
+  return i - at <= MAX_DIGITS ? i : -1;
 }

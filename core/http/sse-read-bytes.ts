@@ -261,15 +261,15 @@ function readText(bytes: Uint8Array, from: number, to: number): string {
 /**
  * The varying string's body when the bytes from `from` are a `data:` line holding `template`'s
  * text (see JsonTemplate.matchBytes) and then the event's blank line; else undefined. The event
- * ends where `readEventEnd` finds it, `template.tailLength` bytes past the span's end. The span
- * may be empty. `views` is the stream's own (see ReadView).
+ * ends where `readEventEnd` finds it from `template.end`. The span may be empty. `views` is the
+ * stream's own (see ReadView).
  */
 export function readTemplateData(template: JsonTemplate<unknown>, views: ReadView, bytes: Uint8Array, from: number, limit: number): JsonTextSpan | undefined {
   const at = findDataValue(bytes, from, limit);
   if (at < 0) return undefined;
   const quote = template.matchBytes(bytes, views.of(bytes), at, limit);
-  if (quote < 0 || readEventEnd(bytes, quote + template.tailLength, limit) < 0) return undefined;
-  return new JsonTextSpan(bytes, at + template.headLength, quote);
+  if (quote < 0 || readEventEnd(bytes, template.end, limit) < 0) return undefined;
+  return new JsonTextSpan(bytes, template.start, quote);
 }
 
 /** Past the line end at `at` and the empty line after it (each LF or CRLF), or -1 when they are not both there. */

@@ -84,7 +84,7 @@ export function createAnthropicMessageReader(opts: AnthropicStreamOptions): SseM
         if (thinking) reader.readThinking(spanIndex, span, emit);
         else reader.readText(spanIndex, span, emit);
       }
-      return readEventEnd(bytes, span.end + template.tailLength, limit);
+      return readEventEnd(bytes, template.end, limit);
     },
     push(message, emit) {
       if (message.event === 'ping') return;

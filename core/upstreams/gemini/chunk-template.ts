@@ -1,13 +1,11 @@
 import { BACKSLASH, COLON, QUOTE } from '../../http/json-chars.ts';
-import { ByteMarks, JsonTemplate } from '../../http/json-template.ts';
+import { ByteMarks, JsonTemplate, MAX_DIGITS, skipInteger } from '../../http/json-template.ts';
 import { readExactStringBody } from '../../http/json-text-span.ts';
 import { utf8Length } from '../../http/text-bytes.ts';
 import type { GeminiGenerateContentResponse, GeminiPart } from './wire-types.ts';
 
 const ZERO = 0x30;
 const NINE = 0x39;
-/** Longer runs of digits are left to the parser (no usage count has them). */
-const MAX_DIGITS = 15;
 
 const encoder = new TextEncoder();
 /**
@@ -180,14 +178,4 @@ function findQuote(bytes: Uint8Array, at: number): number {
     else if (bytes[i] === QUOTE) return i;
   }
   return -1;
-}
-
-/** Past a JSON non-negative integer at `at` (`0`, or digits not starting with 0, at most MAX_DIGITS), or -1. */
-function skipInteger(bytes: Uint8Array, at: number, limit: number): number {
-  const first = bytes[at];
-  if (at >= limit || first === undefined || first < ZERO || first > NINE) return -1;
-  if (first === ZERO) return at + 1;
-  let i = at + 1;
-  while (i < limit && bytes[i]! >= ZERO && bytes[i]! <= NINE) i++;
-  return i - at <= MAX_DIGITS ? i : -1;
 }

@@ -4,6 +4,14 @@ import type { OpenAIChatCompletion } from './types.ts';
 /** The delta fields a run of chunks may vary in while everything else stays the same. */
 const TEXT_FIELDS = ['content', 'reasoning_content', 'reasoning'] as const;
 
+/**
+ * Top-level values that change while the chunks stay the same otherwise: the id and the creation
+ * time from one answer to the next, the host's build from one deployment to the next, and
+ * OpenAI's random `obfuscation` from chunk to chunk. The reader takes none of them from a chunk
+ * read through a template (the id it takes from the stream's first chunk).
+ */
+const VARYING = ['id', 'created', 'system_fingerprint', 'obfuscation'];
+
 export interface ChunkTemplate {
   template: JsonTemplate<OpenAIChatCompletion>;
   /** The delta field that varies. */
@@ -28,6 +36,6 @@ export function learnChunkTemplate(data: string, chunk: OpenAIChatCompletion): C
   }
   // An empty text is the role announcement that opens most streams: the chunks after it differ.
   if (field === undefined || delta[field] === '') return undefined;
-  const template = JsonTemplate.learn<OpenAIChatCompletion>(data, field, (parsed) => parsed.choices?.[0]?.delta);
+  const template = JsonTemplate.learn<OpenAIChatCompletion>(data, field, (parsed) => parsed.choices?.[0]?.delta, VARYING);
   return template && { template, field };
 }

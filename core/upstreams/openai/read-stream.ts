@@ -6,7 +6,8 @@ import { type JsonTemplate, ReadView } from '../../http/json-template.ts';
 import type { SseMessage } from '../../http/sse-read.ts';
 import { createSseByteReader, readEventEnd, readTemplateData, type SseMessageReader } from '../../http/sse-read-bytes.ts';
 import { stageStream } from '../../http/stage.ts';
-import { learnChunkTemplate } from './chunk-template.ts';
+import type { TemplateCache } from '../../http/template-cache.ts';
+import { type ChunkTemplate, learnChunkTemplate } from './chunk-template.ts';
 import { mapOpenAIFinishReason } from './map-finish-reason.ts';
 import { readOpenAIErrorBody } from './read-error.ts';
 import { readThinkTags } from './read-think-tags.ts';
@@ -19,17 +20,18 @@ import type { OpenAIChatCompletion, OpenAIMessageFields } from './types.ts';
  * Response bytes → StreamEvents: SSE framing, then the chunk state machine, which reads most text
  * chunks from their bytes (see `takeEvent`).
  */
-export function readOpenAIStream(req: ReadRequest, name: string): TransformStream<Uint8Array, StreamEvent> {
-  return stageStream(createSseByteReader(createOpenAIChunkReader(req, name)));
+export function readOpenAIStream(req: ReadRequest, name: string, templates?: TemplateCache<ChunkTemplate>): TransformStream<Uint8Array, StreamEvent> {
+  return stageStream(createSseByteReader(createOpenAIChunkReader(req, name, templates)));
 }
 
 /**
  * chat.completion.chunk messages → StreamEvents, as a synchronous stage that stops (see Stage)
  * after an upstream error. Usage arrives after `finish_reason` (in a `choices: []` chunk when
  * `stream_options.include_usage` is set), so `finish` waits for that chunk or `[DONE]`. A stream
- * that ends without `finish_reason` still finishes, as `stop`.
+ * that ends without `finish_reason` still finishes, as `stop`. `templates` holds the chunk templates
+ * this host's earlier streams learned, by model: this stream starts with its model's.
  */
-export function createOpenAIChunkReader(req: ReadRequest, name: string): SseMessageReader<StreamEvent> {
+export function createOpenAIChunkReader(req: ReadRequest, name: string, templates?: TemplateCache<ChunkTemplate>): SseMessageReader<StreamEvent> {
   let sink: (event: StreamEvent) => void = () => {};
   const emit = (event: StreamEvent) => sink(event);
   const blocks = createStreamBlocks(emit);
@@ -82,14 +84,15 @@ export function createOpenAIChunkReader(req: ReadRequest, name: string): SseMess
     }
   };
 
-  // Chunks that repeat the last text-only chunk but for its text are read without JSON.parse (see
-  // JsonTemplate). Hosts whose chunks all differ elsewhere (OpenAI's random `obfuscation`) get a
-  // few templates that never match, then no more.
-  let template: JsonTemplate<OpenAIChatCompletion> | undefined;
+  // Chunks that repeat the last text-only chunk but for its text (and a few values that vary, see
+  // learnChunkTemplate) are read without JSON.parse (see JsonTemplate). Hosts whose chunks all
+  // differ elsewhere get a few templates that never match, then no more.
+  const cached = templates?.get(req.model);
+  let template: JsonTemplate<OpenAIChatCompletion> | undefined = cached?.template;
   let unusedTemplates = 0;
   const views = new ReadView();
   /** The template's varying string is `content` (else reasoning). */
-  let contentTemplate = false;
+  let contentTemplate = cached?.field === 'content';
 
   const read = (message: SseMessage) => {
     const data = message.data;
@@ -119,6 +122,7 @@ export function createOpenAIChunkReader(req: ReadRequest, name: string): SseMess
         template = learned.template;
         contentTemplate = learned.field === 'content';
         unusedTemplates++;
+        templates?.set(req.model, learned);
       }
     }
   };
@@ -159,15 +163,16 @@ export function createOpenAIChunkReader(req: ReadRequest, name: string): SseMess
       if (!contentTemplate) reasoningField = true;
       blocks.appendSpan(contentTemplate ? 'text' : 'reasoning', span);
     }
-    return readEventEnd(bytes, span.end + template.tailLength, limit);
+    return readEventEnd(bytes, template.end, limit);
   };
 
   // `stopped` is a data property, never a getter: see Stage.
   const stage = {
     stopped: false,
     takes(): boolean {
-      // Content that may still open or close a <think> block goes through `think`, as text.
-      return !done && template !== undefined && (!contentTemplate || reasoningField || think.passing());
+      // Content that may still open or close a <think> block goes through `think`, as text. A
+      // chunk read from its bytes is only a delta: the stream's start comes from a parse.
+      return started && !done && template !== undefined && (!contentTemplate || reasoningField || think.passing());
     },
     takeEvent,
     push(message: SseMessage, out: (event: StreamEvent) => void) {

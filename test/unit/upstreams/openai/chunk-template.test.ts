@@ -47,6 +47,36 @@ describe('learnChunkTemplate (JsonTemplate over OpenAI chunks)', () => {
     expect(template.fill(VLLM('"bad \\q escape"'))).toBeUndefined();
   });
 
+  it("fills chunks whose id, creation time, build and obfuscation differ exactly as JSON.parse does", () => {
+    const openai = (text: string, id: string, created: string, fp: string, obfuscation: string) =>
+      `{"id":"${id}","object":"chat.completion.chunk","created":${created},"model":"gpt-5","service_tier":"default","system_fingerprint":"${fp}","choices":[{"index":0,"delta":{"content":"${text}"},"logprobs":null,"finish_reason":null}],"obfuscation":"${obfuscation}"}`;
+    const template = learnFrom(openai('The', 'chatcmpl-A', '1700000000', 'fp_1', 'x8'))!;
+    const same = [
+      openai(' next', 'chatcmpl-B', '1700000123', 'fp_2', 'yQ3z'),
+      openai('', '', '0', '', ''),
+      openai('é \\"', 'chatcmpl-\\u00e9', '9', 'fp_1', 'a\\nb'),
+    ];
+    for (const data of same) expect(template.fill(data), data).toEqual(JSON.parse(data));
+    const others = [
+      openai('a', 'x', '-1', 'fp', 'o'),
+      openai('a', 'x', '1.5', 'fp', 'o'),
+      openai('a', 'x', '1e3', 'fp', 'o'),
+      openai('a', 'x', '012', 'fp', 'o'),
+      openai('a', 'x', '1234567890123456', 'fp', 'o'),
+      openai('a', 'x', '"1"', 'fp', 'o'),
+      openai('a', 'x"', '1', 'fp', 'o'),
+      openai('a', 'x', '1', 'fp', 'o').replace('"model":"gpt-5"', '"model":"gpt-6"'),
+    ];
+    for (const data of others) expect(template.fill(data), data).toBeUndefined();
+  });
+
+  it('keeps values of those names that are not at the top as they are', () => {
+    const nested = (text: string, id: string) => `{"x_groq":{"id":"${id}"},"choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}`;
+    const template = learnFrom(nested('a', 'req_1'))!;
+    expect(template.fill(nested('b', 'req_1'))).toEqual(JSON.parse(nested('b', 'req_1')));
+    expect(template.fill(nested('b', 'req_2'))).toBeUndefined();
+  });
+
   it('learns the reasoning fields too, and only chunks whose one effect is their text', () => {
     const reasoning = '{"id":"c","choices":[{"index":0,"delta":{"reasoning_content":"Let me","content":null},"finish_reason":null}]}';
     const template = learnFrom(reasoning)!;

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { createSseReader } from '../../../../core/http/sse-read.ts';
 import { pipeStages, type Stage, stageOf } from '../../../../core/http/stage.ts';
 import type { ChatRequest, StreamEvent } from '../../../../core/ir.ts';
+import { TemplateCache } from '../../../../core/http/template-cache.ts';
+import type { ChunkTemplate } from '../../../../core/upstreams/openai/chunk-template.ts';
 import { createOpenAIChunkReader, readOpenAIStream } from '../../../../core/upstreams/openai/read-stream.ts';
 import { concatBytes } from '../../../helpers/bedrock-frames.ts';
 import { expectSameWire, readTextDeltas } from '../../../helpers/stream-wire.ts';
@@ -37,7 +39,8 @@ const streams: Record<string, string | Uint8Array> = {
   'reasoning under `reasoning`, text, reasoning again': texts.map((t) => chunk({ reasoning: t })).join('') + chunk({ content: 'a' }) + chunk({ content: 'b' }) + chunk({ content: 'c' }) + chunk({ reasoning: 'x' }) + chunk({ reasoning: 'y' }) + chunk({ reasoning: 'z' }) + finish() + 'data: [DONE]\n\n',
   'reasoning, then text, then <think> never': chunk({ reasoning_content: 'Let me' }) + chunk({ reasoning_content: ' think' }) + chunk({ content: 'Hi' }) + chunk({ content: ' there' }) + finish() + 'data: [DONE]\n\n',
   'a leading <think> in the text': chunk({ content: '<th' }) + chunk({ content: 'ink>plan' }) + chunk({ content: '</think>\n\n' }) + chunk({ content: 'Answer' }) + chunk({ content: ' more' }) + finish() + 'data: [DONE]\n\n',
-  'chunks that never repeat (obfuscation)': texts.map((t, i) => chunk({ content: t }, { obfuscation: 'x'.repeat(i) })).join('') + finish() + 'data: [DONE]\n\n',
+  'chunks that differ in their obfuscation (OpenAI)': texts.map((t, i) => chunk({ content: t }, { obfuscation: 'x'.repeat(i) })).join('') + finish() + 'data: [DONE]\n\n',
+  'ids, creation times and builds that change, and a nested id': chunk({ content: 'a' }, { system_fingerprint: 'fp_1' }) + chunk({ content: 'b' }, { system_fingerprint: 'fp_1' }) + chunk({ content: 'c' }, { id: 'other', created: 1700000000, system_fingerprint: 'fp_2' }) + chunk({ content: 'd' }, { created: 0 }) + chunk({ content: 'e' }, { created: -1 }) + chunk({ content: 'f' }, { created: 1.5 }) + chunk({ content: 'g' }, { created: 12345678901234567 }) + chunk({ content: 'h' }, { id: 7 }) + chunk({ content: 'i' }, { id: 'a\\"b' }) + chunk({ content: 'j' }, { x_groq: { id: 'req_1' } }) + chunk({ content: 'k' }) + finish() + 'data: [DONE]\n\n',
   'an error in the middle': chunk({ content: 'a' }) + chunk({ content: 'b' }) + chunk({ content: 'c' }) + 'data: {"error":{"message":"overloaded","type":"server_error"}}\n\n' + chunk({ content: 'd' }),
   'an empty data line': chunk({ content: 'a' }) + chunk({ content: 'b' }) + 'data:\n\n' + chunk({ content: 'c' }),
   'no end': chunk({ content: 'a' }) + chunk({ content: 'b' }) + chunk({ content: 'c' }).slice(0, -1),
@@ -52,6 +55,31 @@ function concat(...parts: Array<string | number[]>): Uint8Array {
 describe('the OpenAI stream read from its bytes', () => {
   it.each(Object.entries(streams))('%s: the same events, and the same bytes to every family, as parsing every event, however it is cut', (_name, stream) => {
     expectSameWire(typeof stream === 'string' ? encoder.encode(stream) : stream, byteReader, parsedReader, expect);
+  });
+
+  // One cache for every stream and cut, in turn: each reader starts with the template the one
+  // before it left, learned from this stream or from another.
+  const templates = new TemplateCache<ChunkTemplate>();
+  it.each(Object.entries(streams))('%s: the same, starting with the template an earlier stream left', (_name, stream) => {
+    const withTemplates = () => stageOf(readOpenAIStream(req, 'oss', templates))!;
+    expectSameWire(typeof stream === 'string' ? encoder.encode(stream) : stream, withTemplates, parsedReader, expect);
+  });
+
+  it("starts with the template its model's last stream learned, whatever that stream's id and time", () => {
+    const cache = new TemplateCache<ChunkTemplate>();
+    const reader = (model: string) => stageOf(readOpenAIStream({ ...req, model }, 'oss', cache))!;
+    // Reasoning: the first content chunk of a stream is read as text in any case, in case it opens a <think> block.
+    const stream = (id: string, created: number) =>
+      chunk({ role: 'assistant', content: '' }, { id, created }) + ['a', 'b', 'c'].map((t) => chunk({ reasoning_content: t, content: null }, { id, created })).join('') + finish() + 'data: [DONE]\n\n';
+    const read = (model: string, id: string, created: number) => readTextDeltas(reader(model), encoder.encode(stream(id, created)), 1500, 'reasoning-delta');
+    expect(read('m', 'chatcmpl-1', 1700000000)).toEqual(['text', 'span', 'span']);
+    expect(read('m', 'chatcmpl-2', 1700000123)).toEqual(['span', 'span', 'span']);
+    expect(read('other', 'chatcmpl-3', 1700000456)).toEqual(['text', 'span', 'span']);
+  });
+
+  it('reads the chunks of OpenAI itself from their bytes, whose obfuscation changes every time', () => {
+    const deltas = readTextDeltas(byteReader(), encoder.encode(streams['chunks that differ in their obfuscation (OpenAI)'] as string), 1500);
+    expect(deltas).toEqual(['text', ...texts.slice(1).map(() => 'span')]);
   });
 
   it('reads chunks from their bytes when the JSON before the text holds characters outside ASCII', () => {
