@@ -43,6 +43,8 @@ export function writeGeminiUserParts(message: Message, path: string, callNames: 
         part satisfies never;
     }
   });
+  // Most user turns hold no tool results: their parts are the rest as it is.
+  if (results.length === 0) return { parts: rest, droppedReasoning };
   const ordered = inCallOrder(results, callNames);
   return { parts: [...ordered.map((r) => r.response), ...ordered.flatMap((r) => r.media), ...rest], droppedReasoning };
 }
