@@ -39,7 +39,12 @@ export function writeAnthropicBody(req: ChatRequest, opts: AnthropicBodyOptions)
     maxTokens = DEFAULT_MAX_TOKENS;
   }
   const body: AnthropicMessagesBody = { max_tokens: maxTokens, messages: [] };
-  const system = req.system.flatMap((part) => writeTextBlock(part, 'system', ctx) ?? []);
+  // A loop, not flatMap: V8 11 runs flatMap's callback and array per part on a slow path.
+  const system = [];
+  for (const part of req.system) {
+    const block = writeTextBlock(part, 'system', ctx);
+    if (block) system.push(block);
+  }
   if (system.length) body.system = system;
   body.messages = writeAnthropicMessages(req.messages, ctx);
 
