@@ -5,7 +5,7 @@ const encoder = new TextEncoder();
 
 /** Put where the varying string was, to check with one parse that the template found the right one. */
 const PROBE = 'switchyard-template-probe';
-/** Put in place of a varying integer for the same check (outside MAX_DIGITS, so no event has it). */
+/** Put in place of a varying integer for the same check: longer than MAX_DIGITS, so no varying value is it. */
 const PROBE_INTEGER = 9007199254740991;
 
 const ZERO = 0x30;
@@ -34,8 +34,8 @@ type GapKind = typeof TEXT | typeof STRING | typeof INTEGER;
  * accepted only as a whole JSON string body (or a plain integer, where one was). Anything else in
  * between (an unescaped quote, a raw control character, a bad escape) could change the structure,
  * so it is never guessed at. The object handed out is the same one each time with the new values
- * in it: for readers that take what they need from an event and keep nothing of it. Nothing else
- * in a template changes after `learn` but `start` and `end`, which a reader reads right after its
+ * in it: for readers that take what they need from an event and keep nothing of it. Besides that
+ * object, only `start` and `end` change after `learn`, and a reader reads them right after its
  * `matchBytes`: templates are shared between the streams of one model (see TemplateCache).
  */
 export class JsonTemplate<T> {

@@ -26,7 +26,8 @@ const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
  * matched chunk's tail (`readTail`). Bytes that match are a chunk that parses to the template's
  * with another text, other integers and another response id, which is all the reader reads of
  * such a chunk (its response id it takes from the stream's first chunk); anything else is left to
- * the parser. Nothing in a template changes once it is made: the streams of one model share it.
+ * the parser. Only `end` changes once a template is made, and a reader reads it right after its
+ * match: the streams of one model share a template.
  */
 export class GeminiChunkTemplate {
   readonly #text: JsonTemplate<GeminiGenerateContentResponse>;
