@@ -310,20 +310,19 @@ export class ByteMarks {
  * always a key; the probe parse in `learn` checks it is the one the caller meant.
  */
 function findStringValue(data: string, key: string): { start: number; end: number } | undefined {
+  const i = findValueOf(data, key);
+  if (i < 0 || data.charCodeAt(i) !== 0x22) return undefined;
+  const end = findQuote(data, i + 1);
+  return end < 0 ? undefined : { start: i + 1, end };
+}
+
+/** Where the value of `"<key>"` starts, when the key occurs once in the text (followed by a colon); else -1. */
+function findValueOf(data: string, key: string): number {
   const quoted = `"${key}"`;
   const at = data.indexOf(quoted);
-  if (at < 0 || data.indexOf(quoted, at + 1) >= 0) return undefined;
-  let i = skipSpace(data, at + quoted.length);
-  if (data.charCodeAt(i) !== 0x3a) return undefined;
-  i = skipSpace(data, i + 1);
-  if (data.charCodeAt(i) !== 0x22) return undefined;
-  const start = i + 1;
-  for (let j = start; j < data.length; j++) {
-    const c = data.charCodeAt(j);
-    if (c === 0x5c) j++;
-    else if (c === 0x22) return { start, end: j };
-  }
-  return undefined;
+  if (at < 0 || data.indexOf(quoted, at + 1) >= 0) return -1;
+  const i = skipSpace(data, at + quoted.length);
+  return data.charCodeAt(i) === 0x3a ? skipSpace(data, i + 1) : -1;
 }
 
 /** A string with its own storage (V8 flattens the concatenation into a new string before slicing it). */
@@ -362,12 +361,8 @@ function readStringBody(text: string, from: number, to: number): string | undefi
  * `learn` checks it is the top-level one.
  */
 function findVaryingValue(data: string, name: string): Gap | undefined {
-  const quoted = `"${name}"`;
-  const at = data.indexOf(quoted);
-  if (at < 0 || data.indexOf(quoted, at + 1) >= 0) return undefined;
-  let i = skipSpace(data, at + quoted.length);
-  if (data.charCodeAt(i) !== 0x3a) return undefined;
-  i = skipSpace(data, i + 1);
+  const i = findValueOf(data, name);
+  if (i < 0) return undefined;
   if (data.charCodeAt(i) === 0x22) {
     const quote = findQuote(data, i + 1);
     return quote < 0 ? undefined : { from: i + 1, to: quote, kind: STRING, key: name };
