@@ -134,7 +134,8 @@ function cutMarks(bytes: Uint8Array, from: number): { cuts: number[]; beforeId: 
         inString = false;
         const value = i + 2;
         if (bytes[i + 1] !== COLON || bytes[value] !== QUOTE || !isResponseIdKey(bytes, stringStart, i)) continue;
-        const close = findQuote(bytes, value + 1);
+        // Cut only where a match can skip it: a body JSON.stringify would write as it is.
+        const close = readExactStringBody(bytes, value + 1, bytes.length);
         if (close < 0) continue;
         cuts.push(markStart, value + 1);
         beforeId.push(true);
@@ -170,13 +171,4 @@ function isResponseIdKey(bytes: Uint8Array, start: number, end: number): boolean
   if (start < 0 || end - start !== RESPONSE_ID.length) return false;
   for (let i = 0; i < RESPONSE_ID.length; i++) if (bytes[start + i] !== RESPONSE_ID[i]) return false;
   return true;
-}
-
-/** The closing quote of the string body that starts at `at`, or -1. */
-function findQuote(bytes: Uint8Array, at: number): number {
-  for (let i = at; i < bytes.length; i++) {
-    if (bytes[i] === BACKSLASH) i++;
-    else if (bytes[i] === QUOTE) return i;
-  }
-  return -1;
 }
