@@ -18,6 +18,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { readCollected, readFunctionCounts, readPerRequest } from './lib/callgrind.ts';
 import { ROOT, which } from './lib/procs.ts';
 import { pickScenarios } from './lib/scenarios.ts';
 import { buildForNode, nodeStartFlags } from './lib/servers.ts';
@@ -71,9 +72,9 @@ function countRun(probe: string, scenario: string, requests: number, outFile: st
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.once('error', fail);
     child.once('close', (code) => {
-      const collected = /Collected : (\d+)/.exec(stderr)?.[1];
-      if (code !== 0 || !collected) fail(new Error(`valgrind ${scenario} (${requests} requests) failed (exit ${code}):\n${stderr.slice(-3000)}`));
-      else done({ instructions: Number(collected), outFile });
+      const instructions = readCollected(stderr);
+      if (code !== 0 || instructions === undefined) fail(new Error(`valgrind ${scenario} (${requests} requests) failed (exit ${code}):\n${stderr.slice(-3000)}`));
+      else done({ instructions, outFile });
     });
   });
 }
@@ -92,29 +93,15 @@ async function inPairs<T>(tasks: (() => Promise<T>)[]): Promise<T[]> {
   return results;
 }
 
-/** Self instructions by native function in one callgrind output (JIT code, which has no symbols, as one line). */
 function readFunctions(outFile: string): Map<string, number> {
   const run = spawnSync('callgrind_annotate', ['--threshold=100', '--inclusive=no', outFile], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   if (run.status !== 0) throw new Error(`callgrind_annotate failed: ${run.stderr}`);
-  const byName = new Map<string, number>();
-  for (const line of run.stdout.split('\n')) {
-    const match = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
-    if (!match || match[2]!.includes('PROGRAM TOTALS')) continue;
-    // Recursion levels ('2) and JIT code addresses fold into one name each.
-    const name = match[2]!.replace(/'\d+/g, '').replace(/\?\?\?:0x[0-9a-f]+ \[\?\?\?\]/, 'JIT-compiled JavaScript').replace(/^\?\?\?:/, '').trim();
-    byName.set(name, (byName.get(name) ?? 0) + Number(match[1]!.replace(/,/g, '')));
-  }
-  return byName;
+  return readFunctionCounts(run.stdout);
 }
 
 function topMarkdown(warm: Counted, more: Counted, count: number, top: number): string {
-  const before = readFunctions(warm.outFile);
-  const after = readFunctions(more.outFile);
   const perRequest = (more.instructions - warm.instructions) / count;
-  const rows = [...new Set([...before.keys(), ...after.keys()])]
-    .map((name) => [name, ((after.get(name) ?? 0) - (before.get(name) ?? 0)) / count] as const)
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, top);
+  const rows = readPerRequest(readFunctions(warm.outFile), readFunctions(more.outFile), count).slice(0, top);
   const cut = (name: string) => (name.length > 110 ? `${name.slice(0, 107)}…` : name);
   return ['| function | instructions per request | share |', '|---|---:|---:|', ...rows.map(([name, n]) => `| \`${cut(name).replace(/\|/g, '\\|')}\` | ${Math.round(n).toLocaleString('en-US')} | ${((100 * n) / perRequest).toFixed(1)}% |`)].join('\n');
 }
