@@ -13,15 +13,23 @@
  * functions (V8's runtime and builtins, libc; JIT-compiled JavaScript is one line) that take the
  * most instructions per request. Needs valgrind (Debian: apt-get install -y valgrind); ~1 minute
  * per scenario and tree, two runs at once.
+ *
+ * `--server` counts whole Node servers instead (bench/lib/server-instructions.ts): the gateway as
+ * `npm start` runs it and the bare proxy, behind the bench's nginx, one request at a time, 500
+ * after 1,500 (`--warm`, `--count`); with `--against`, the two trees' gateways. ~3 minutes per
+ * scenario.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readCollected, readFunctionCounts, readPerRequest } from './lib/callgrind.ts';
-import { ROOT, which } from './lib/procs.ts';
-import { pickScenarios } from './lib/scenarios.ts';
-import { buildForNode, nodeStartFlags } from './lib/servers.ts';
+import { gatewayConfig } from './lib/gateway-config.ts';
+import { startNginx } from './lib/nginx.ts';
+import { installCleanup, onExit, ROOT, stop, stopAll, which } from './lib/procs.ts';
+import { pickScenarios, type Scenario } from './lib/scenarios.ts';
+import { countServer } from './lib/server-instructions.ts';
+import { buildForNode, buildTreeForNode, nodeStartFlags } from './lib/servers.ts';
 
 const PROBE = 'bench/lib/core-probe.ts';
 // What makes a count repeat: no helper threads (compilation, collection) racing the main one,
@@ -30,16 +38,26 @@ const COUNT_FLAGS = ['--single-threaded', '--predictable', '--hash-seed=1', '--r
 
 interface Args {
   against?: string;
+  /** Whole servers (gateway and bare proxy) instead of the core path. */
+  server: boolean;
   top: number;
   warm: number;
   count: number;
+  serverWarm: number;
+  serverCount: number;
   names: string[];
 }
 
 function readArgs(argv: string[]): Args {
-  const args: Args = { top: 0, warm: 3000, count: 2000, names: [] };
+  const args: Args = { server: false, top: 0, warm: 3000, count: 2000, serverWarm: 1500, serverCount: 500, names: [] };
+  let warmGiven = false;
+  let countGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
+    if (name === '--server') {
+      args.server = true;
+      continue;
+    }
     if (!name.startsWith('--')) {
       args.names.push(...name.split(',').filter(Boolean));
       continue;
@@ -51,8 +69,12 @@ function readArgs(argv: string[]): Args {
       const n = Number(value);
       if (!Number.isInteger(n) || n < (name === '--top' ? 0 : 1)) throw new Error(`${name}: a whole number, not "${value}"`);
       args[name.slice(2) as 'top' | 'warm' | 'count'] = n;
+      warmGiven ||= name === '--warm';
+      countGiven ||= name === '--count';
     } else throw new Error(`unknown option ${name}`);
   }
+  if (warmGiven) args.serverWarm = args.warm;
+  if (countGiven) args.serverCount = args.count;
   return args;
 }
 
@@ -99,11 +121,70 @@ function readFunctions(outFile: string): Map<string, number> {
   return readFunctionCounts(run.stdout);
 }
 
-function topMarkdown(warm: Counted, more: Counted, count: number, top: number): string {
-  const perRequest = (more.instructions - warm.instructions) / count;
-  const rows = readPerRequest(readFunctions(warm.outFile), readFunctions(more.outFile), count).slice(0, top);
+interface Column {
+  label: string;
+  perRequest: number;
+  /** Instructions per request by native function, most first (read only for --top). */
+  functions: () => [name: string, instructions: number][];
+}
+
+function topMarkdown(column: Column, top: number): string {
+  const rows = column.functions().slice(0, top);
   const cut = (name: string) => (name.length > 110 ? `${name.slice(0, 107)}…` : name);
-  return ['| function | instructions per request | share |', '|---|---:|---:|', ...rows.map(([name, n]) => `| \`${cut(name).replace(/\|/g, '\\|')}\` | ${Math.round(n).toLocaleString('en-US')} | ${((100 * n) / perRequest).toFixed(1)}% |`)].join('\n');
+  return ['| function | instructions per request | share |', '|---|---:|---:|', ...rows.map(([name, n]) => `| \`${cut(name).replace(/\|/g, '\\|')}\` | ${Math.round(n).toLocaleString('en-US')} | ${((100 * n) / column.perRequest).toFixed(1)}% |`)].join('\n');
+}
+
+/** The core path alone: each tree's probe, `warm` and `warm + count` requests, per scenario. */
+async function countProbes(args: Args, scenarios: Scenario[], dir: string): Promise<Column[][]> {
+  const trees = [...(args.against ? [{ label: 'A', probe: join(ROOT, buildForNode(join(args.against, PROBE), 'core-probe-against')) }] : []), { label: args.against ? 'B' : 'instructions per request', probe: join(ROOT, buildForNode(PROBE)) }];
+  const tasks = scenarios.flatMap((scenario) =>
+    trees.flatMap((tree, t) => [args.warm, args.warm + args.count].map((requests) => () => countRun(tree.probe, scenario.name, requests, join(dir, `${scenario.name}-${t}-${requests}.out`)))),
+  );
+  const counted = await inPairs(tasks);
+  return scenarios.map((_, s) =>
+    trees.map((tree, t) => {
+      const [warm, more] = [counted[(s * trees.length + t) * 2]!, counted[(s * trees.length + t) * 2 + 1]!];
+      return { label: tree.label, perRequest: (more.instructions - warm.instructions) / args.count, functions: () => readPerRequest(readFunctions(warm.outFile), readFunctions(more.outFile), args.count) };
+    }),
+  );
+}
+
+/**
+ * Whole Node servers, one request at a time behind nginx: the gateway and the bare proxy, or with
+ * --against the other tree's gateway and this one's.
+ */
+async function countServers(args: Args, scenarios: Scenario[], dir: string): Promise<Column[][]> {
+  const nginx = which('nginx', ['/usr/sbin/nginx']);
+  if (!nginx) throw new Error('--server needs nginx (Debian: apt-get install -y nginx)');
+  // The bench's nginx; nothing here asks its /drip/ paths, so their upstream port is left closed.
+  const upstream = await startNginx(nginx, join(dir, 'nginx'), 1, 9);
+  const config = join(dir, 'switchyard.json');
+  writeFileSync(config, JSON.stringify(gatewayConfig(upstream.port, 'memory')));
+  const node = (entry: string) => [process.execPath, ...nodeStartFlags(), ...COUNT_FLAGS, join(ROOT, entry)];
+  const servers = [
+    ...(args.against ? [{ label: 'A', command: [...node(buildTreeForNode(args.against, 'node-against')), '--config', config], bare: false }] : []),
+    { label: args.against ? 'B' : 'gateway', command: [...node(buildForNode('adapters/node.ts')), '--config', config], bare: false },
+    ...(args.against ? [] : [{ label: 'bare proxy', command: node(buildForNode('bench/bare-proxy-node.ts')), bare: true }]),
+  ];
+  const columns: Column[][] = [];
+  for (const scenario of scenarios) {
+    const counted = await Promise.all(
+      servers.map((server, i) =>
+        countServer({ cpu: i % 2, command: server.command, env: { UPSTREAM: `http://127.0.0.1:${upstream.port}` }, dir, name: `${scenario.name}-${i}`, scenario, path: server.bare ? scenario.upstreamPath : scenario.gatewayPath, warm: args.serverWarm, count: args.serverCount }),
+      ),
+    );
+    columns.push(servers.map((server, i) => ({ label: server.label, perRequest: counted[i]!.instructions, functions: () => readWindow(readFunctions(counted[i]!.outFile), args.serverCount, counted[i]!.instructions) })));
+  }
+  await stop(upstream.server.child);
+  return columns;
+}
+
+/**
+ * A dump of a window that started mid-run: callgrind_annotate gives the functions that were on the
+ * stack when the counters were zeroed (main, the event loop) the whole window as their own cost.
+ */
+function readWindow(functions: Map<string, number>, count: number, perRequest: number): [string, number][] {
+  return readPerRequest(new Map(), functions, count).filter(([, n]) => n < 0.995 * perRequest);
 }
 
 async function main(): Promise<void> {
@@ -111,38 +192,38 @@ async function main(): Promise<void> {
   if (!which('valgrind')) throw new Error('bench:instructions needs valgrind (Debian: apt-get install -y valgrind)');
   if (args.top > 0 && !which('callgrind_annotate')) throw new Error('--top needs callgrind_annotate (it comes with valgrind)');
   const scenarios = pickScenarios(args.names);
-  const trees = [...(args.against ? [{ label: 'A', probe: join(ROOT, buildForNode(join(args.against, PROBE), 'core-probe-against')) }] : []), { label: args.against ? 'B' : 'this tree', probe: join(ROOT, buildForNode(PROBE)) }];
+  installCleanup();
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-instructions-'));
-  try {
-    const tasks = scenarios.flatMap((scenario) =>
-      trees.flatMap((tree, t) => [args.warm, args.warm + args.count].map((requests) => () => countRun(tree.probe, scenario.name, requests, join(dir, `${scenario.name}-${t}-${requests}.out`)))),
-    );
-    const counted = await inPairs(tasks);
-    const perRequest = (s: number, t: number) => (counted[(s * trees.length + t) * 2 + 1]!.instructions - counted[(s * trees.length + t) * 2]!.instructions) / args.count;
-    console.log(`instructions per request on the core path, node ${process.version}, callgrind, ${args.count.toLocaleString('en-US')} requests after ${args.warm.toLocaleString('en-US')} (${new Date().toISOString().slice(0, 10)})\n`);
-    const heads = trees.map((tree) => (args.against ? `${tree.label}` : 'instructions per request'));
-    console.log(`| scenario | ${heads.join(' | ')}${args.against ? ' | B ÷ A' : ''} |`);
-    console.log(`|---|${heads.map(() => '---:').join('|')}${args.against ? '|---:' : ''}|`);
+  chmodSync(dir, 0o711);
+  onExit(() => rmSync(dir, { recursive: true, force: true }));
+  const columns = args.server ? await countServers(args, scenarios, dir) : await countProbes(args, scenarios, dir);
+  const [warm, count] = args.server ? [args.serverWarm, args.serverCount] : [args.warm, args.count];
+  const what = args.server ? 'whole Node servers, one request at a time behind nginx' : 'the core path';
+  console.log(`instructions per request, ${what}, node ${process.version}, callgrind, ${count.toLocaleString('en-US')} requests after ${warm.toLocaleString('en-US')} (${new Date().toISOString().slice(0, 10)})\n`);
+  const labels = columns[0]!.map((c) => c.label);
+  const ratio = args.against ? 'B ÷ A' : args.server ? 'bare ÷ gateway' : undefined;
+  console.log(`| scenario | ${labels.join(' | ')}${ratio ? ` | ${ratio}` : ''} |`);
+  console.log(`|---|${labels.map(() => '---:').join('|')}${ratio ? '|---:' : ''}|`);
+  scenarios.forEach((scenario, s) => {
+    const values = columns[s]!.map((c) => c.perRequest);
+    const cell = ratio ? ` | ${(values[1]! / values[0]!).toFixed(4)}` : '';
+    console.log(`| ${scenario.label} | ${values.map((v) => Math.round(v).toLocaleString('en-US')).join(' | ')}${cell} |`);
+  });
+  if (args.top > 0) {
     scenarios.forEach((scenario, s) => {
-      const values = trees.map((_, t) => perRequest(s, t));
-      const ratio = args.against ? ` | ${(values[1]! / values[0]!).toFixed(4)}` : '';
-      console.log(`| ${scenario.label} | ${values.map((v) => Math.round(v).toLocaleString('en-US')).join(' | ')}${ratio} |`);
+      for (const column of columns[s]!) {
+        console.log(`\n${scenario.label}${columns[s]!.length > 1 ? `, ${column.label}` : ''}: where the instructions of a warm request go\n`);
+        console.log(topMarkdown(column, args.top));
+      }
     });
-    if (args.top > 0) {
-      scenarios.forEach((scenario, s) => {
-        trees.forEach((tree, t) => {
-          const at = (s * trees.length + t) * 2;
-          console.log(`\n${scenario.label}${args.against ? `, ${tree.label}` : ''}: where the instructions of a warm request go\n`);
-          console.log(topMarkdown(counted[at]!, counted[at + 1]!, args.count, args.top));
-        });
-      });
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
+  await stopAll();
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

@@ -35,3 +35,9 @@ export function readPerRequest(before: Map<string, number>, after: Map<string, n
     .map((name): [string, number] => [name, ((after.get(name) ?? 0) - (before.get(name) ?? 0)) / count])
     .sort((a, b) => b[1] - a[1]);
 }
+
+/** The total of a callgrind dump file ("totals: N", or "summary: N" in older writers). */
+export function readDumpTotal(dump: string): number | undefined {
+  const total = /^(?:totals|summary): (\d+)/m.exec(dump)?.[1];
+  return total === undefined ? undefined : Number(total);
+}

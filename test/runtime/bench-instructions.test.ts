@@ -1,10 +1,12 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './spawn-gateway.ts';
 
 const run = promisify(execFile);
 const hasValgrind = spawnSync('valgrind', ['--version']).status === 0;
+const hasNginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].some((path) => existsSync(path));
 
 /** `npm run bench:instructions` stays runnable: a few requests under callgrind, a count and a breakdown. */
 describe.skipIf(!hasValgrind)('bench:instructions (instructions per request under callgrind)', () => {
@@ -17,4 +19,16 @@ describe.skipIf(!hasValgrind)('bench:instructions (instructions per request unde
     expect(stdout).toMatch(/where the instructions of a warm request go/);
     expect(stdout.split('\n').filter((line) => /^\| `.+` \| [\d,]+ \| [\d.]+% \|$/.test(line))).toHaveLength(5);
   }, 120_000);
+
+  it.skipIf(!hasNginx)('counts whole servers, the gateway and the bare proxy, one request at a time behind nginx', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/instructions.ts', '--server', '--warm', '5', '--count', '5', '--top', '3', 'claude-anthropic-sse'], { cwd: ROOT });
+    const row = stdout.split('\n').find((line) => line.startsWith('| Claude → Anthropic SSE'));
+    const [gateway, bare, ratio] = row!.split('|').slice(2, 5).map((cell) => Number(cell.trim().replaceAll(',', '')));
+    expect(gateway).toBeGreaterThan(10_000);
+    expect(bare).toBeGreaterThan(10_000);
+    expect(ratio).toBeCloseTo(bare! / gateway!, 2);
+    // Functions on the stack when the counters were zeroed (main, the event loop) are left out.
+    expect(stdout).not.toMatch(/\| `main` \|/);
+    expect(stdout.split('\n').filter((line) => /^\| `.+` \| [\d,]+ \| [\d.]+% \|$/.test(line))).toHaveLength(6);
+  }, 240_000);
 });

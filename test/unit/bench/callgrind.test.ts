@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JIT_CODE, readCollected, readFunctionCounts, readPerRequest } from '../../../bench/lib/callgrind.ts';
+import { JIT_CODE, readCollected, readDumpTotal, readFunctionCounts, readPerRequest } from '../../../bench/lib/callgrind.ts';
 
 // As callgrind_annotate 3.19 prints `--inclusive=no` (the header cut short).
 const annotated = (jit: [string, string], parse: string) => `--------------------------------------------------------------------------------
@@ -43,5 +43,13 @@ describe('callgrind readers', () => {
       [JIT_CODE, 5_000],
       ['v8::internal::JsonParser<unsigned char>::ScanJsonString(bool)', 1_000],
     ]);
+  });
+});
+
+describe('readDumpTotal', () => {
+  it('reads the total of a dump file', () => {
+    const dump = '# callgrind format\nversion: 1\ncmd:  node dist/node.mjs\npart: 1\n\nevents: Ir\nsummary: 268830000\n\nfn=(1) main\n0 5\n\ntotals: 268830000\n';
+    expect(readDumpTotal(dump)).toBe(268_830_000);
+    expect(readDumpTotal('# callgrind format\nversion: 1\n')).toBeUndefined();
   });
 });
