@@ -1,4 +1,5 @@
 import type { HeadersLike } from '../core/index.ts';
+import { lowerAscii } from './ascii-case.ts';
 
 /**
  * A response's header fields, read once from the header section as it came (already checked by
@@ -58,7 +59,7 @@ export class HeaderFields implements HeadersLike {
 
   /** A header's values joined by `, ` (as `Headers.get` joins them), or null. */
   get(name: string): string | null {
-    const want = name.toLowerCase();
+    const want = lowerAscii(name);
     const { names, values } = this;
     if (!this.#repeated) {
       const at = names.indexOf(want);

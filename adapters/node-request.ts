@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ClientAbort, CLIENT_SIGNAL, GatewayError, streamOfReader, type ChunkReader } from '../core/index.ts';
+import { equalsLowerAscii, lowerAscii } from './ascii-case.ts';
 import { readChunks } from './node-io.ts';
 
 /**
@@ -164,12 +165,12 @@ class RawHeaders {
   constructor(private readonly raw: readonly string[]) {}
 
   get(name: string): string | null {
-    const wanted = name.toLowerCase();
+    const wanted = lowerAscii(name);
     const raw = this.raw;
     let value: string | null = null;
     for (let i = 0; i < raw.length; i += 2) {
       const key = raw[i]!;
-      if (key.length === wanted.length && (key === wanted || key.toLowerCase() === wanted)) value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
+      if (key === wanted || equalsLowerAscii(key, wanted)) value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
     }
     return value;
   }

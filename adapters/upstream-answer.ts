@@ -1,4 +1,5 @@
 import { streamOfReader, type BufferedChunks, type ChunkReader, type HeadersLike, type UpstreamResponse } from '../core/index.ts';
+import { lowerAscii } from './ascii-case.ts';
 
 /** Lower-case header names → values; a repeated header's values as an array (undici's shape). */
 export type RawHeaders = Record<string, string | string[] | undefined>;
@@ -201,7 +202,7 @@ export class RecordHeaders implements HeadersLike {
   constructor(private readonly raw: RawHeaders) {}
 
   get(name: string): string | null {
-    const value = this.raw[name.toLowerCase()];
+    const value = this.raw[lowerAscii(name)];
     if (value === undefined) return null;
     return Array.isArray(value) ? value.join(', ') : value;
   }
