@@ -1,5 +1,5 @@
 import process from 'node:process';
-import type { AccessLogEntry } from '../core/index.ts';
+import { writeAccessLogLine, type AccessLogEntry } from '../core/index.ts';
 
 /** Past this many entries waiting, they are written at once (~64 KiB of lines). */
 const MAX_PENDING = 256;
@@ -24,7 +24,7 @@ export function createLogWriter(write: (text: string) => void = (text) => void p
     const entries = pending;
     pending = [];
     let text = '';
-    for (const entry of entries) text += `${JSON.stringify(entry)}\n`;
+    for (const entry of entries) text += `${writeAccessLogLine(entry)}\n`;
     write(text);
   };
   return {

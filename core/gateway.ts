@@ -17,6 +17,7 @@ import { createStaticKeyVerifier, type KeyVerifier } from './keys.ts';
 import { isPromise } from './maybe-promise.ts';
 import { createUpstreams } from './upstreams/registry.ts';
 import type { UpstreamFetch } from './upstreams/types.ts';
+import { writeAccessLogLine } from './write-access-log-line.ts';
 
 export interface GatewayOptions {
   /** Upstream HTTP client; defaults to the global fetch. The Node and Bun adapters pass their own sockets client (adapters/http1-client.ts). */
@@ -67,7 +68,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
     keys: readyVerifier(keysReady),
     fetch: options.fetch ?? ((url, init) => fetch(url, init)),
     upstreams: createUpstreams(config),
-    log: options.log ?? ((entry) => console.log(JSON.stringify(entry))),
+    log: options.log ?? ((entry) => console.log(writeAccessLogLine(entry))),
     logError: options.logError ?? ((id, err) => console.error(JSON.stringify({ id, error: describe(err) }))),
     newId: createIdSource(),
     ...(options.meter && { meter: options.meter }),

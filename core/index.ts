@@ -7,6 +7,7 @@ export { readConfig, ConfigError, GatewayConfig, type GatewayConfigInput, type P
 export { buildDefaultConfig } from './default-config.ts';
 export { GatewayError, isGatewayError, type ErrorKind } from './errors.ts';
 export type { AccessLogEntry } from './context.ts';
+export { writeAccessLogLine } from './write-access-log-line.ts';
 export type { KeyVerifier, KeyRecord } from './keys.ts';
 export type { MaybePromise } from './maybe-promise.ts';
 export type { UpstreamFetch, UpstreamInit, UpstreamResponse, HeadersLike } from './upstreams/types.ts';

@@ -20,7 +20,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { startGateway } from '../../adapters/startup.ts';
 import { ClientAbort, CLIENT_SIGNAL } from '../../core/http/client-signal.ts';
 import { readerOfBody, type Reply } from '../../core/http/reply.ts';
-import type { UpstreamFetch, UpstreamInit, UpstreamResponse } from '../../core/index.ts';
+import { writeAccessLogLine, type UpstreamFetch, type UpstreamInit, type UpstreamResponse } from '../../core/index.ts';
 import { gatewayConfig } from './gateway-config.ts';
 import { familyHeaders, withModel } from './request.ts';
 import { pickScenarios } from './scenarios.ts';
@@ -140,7 +140,7 @@ const gateway = await startGateway({
   configJson: JSON.stringify(gatewayConfig(1, 'memory')),
   fetch: fakeFetch,
   // Serialised like the real access log, then dropped: the bytes are counted, nothing is written.
-  log: (entry) => void (logBytes += JSON.stringify(entry).length),
+  log: (entry) => void (logBytes += writeAccessLogLine(entry).length),
   say: () => {},
   env: {},
 });
