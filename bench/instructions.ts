@@ -49,7 +49,7 @@ interface Args {
 }
 
 function readArgs(argv: string[]): Args {
-  const args: Args = { server: false, top: 0, warm: 3000, count: 2000, serverWarm: 1500, serverCount: 500, names: [] };
+  const args: Args = { server: false, top: 0, warm: 3000, count: 2000, serverWarm: 6000, serverCount: 3000, names: [] };
   let warmGiven = false;
   let countGiven = false;
   for (let i = 0; i < argv.length; i++) {
@@ -184,7 +184,7 @@ async function countServers(args: Args, scenarios: Scenario[], dir: string): Pro
  * stack when the counters were zeroed (main, the event loop) the whole window as their own cost.
  */
 function readWindow(functions: Map<string, number>, count: number, perRequest: number): [string, number][] {
-  return readPerRequest(new Map(), functions, count).filter(([, n]) => n < 0.995 * perRequest);
+  return readPerRequest(new Map(), functions, count).filter(([, n]) => n < 0.9 * perRequest);
 }
 
 async function main(): Promise<void> {
