@@ -1,8 +1,8 @@
 /**
  * Header names compared without regard to ASCII case, without `toLowerCase`: core asks for names
  * already in lower case, and on Node 20 each `toLowerCase` of one cost ~850 instructions (a call
- * into the ICU-aware builtin), ~5,000 per passthrough request (`npm run bench:instructions --
- * --server --top`), where a loop over its characters costs a few dozen.
+ * into the ICU-aware builtin), ~2,500 per passthrough request in these adapters (`npm run
+ * bench:instructions -- --server --top`), where a loop over its characters costs a few dozen.
  */
 
 /** `name` in lower case: itself when it has no upper-case ASCII letter (the common case). */
