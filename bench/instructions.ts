@@ -15,9 +15,10 @@
  * per scenario and tree, two runs at once.
  *
  * `--server` counts whole Node servers instead (bench/lib/server-instructions.ts): the gateway as
- * `npm start` runs it and the bare proxy, behind the bench's nginx, one request at a time, 500
- * after 1,500 (`--warm`, `--count`); with `--against`, the two trees' gateways. ~3 minutes per
- * scenario.
+ * `npm start` runs it and the bare proxy, behind the bench's nginx, one request at a time, 3,000
+ * after 6,000 (`--warm`, `--count`); with `--against`, the two trees' gateways. ~8 minutes per
+ * scenario, and repeatable only to ~8% (the event loop's order of events moves between runs):
+ * proportions and what a request calls, not a small change's verdict.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
