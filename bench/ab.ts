@@ -26,7 +26,7 @@ import { checkAnswer } from './lib/check.ts';
 import { BENCH_CA } from './lib/nginx.ts';
 import { findLoadTools, findScenario, startRig } from './lib/rig.ts';
 import { cpuMicros, listeningPid } from './lib/proc-stats.ts';
-import { launch, ROOT, stop, waitListening, type Launched } from './lib/procs.ts';
+import { launch, ROOT, runMain, stop, waitListening, type Launched } from './lib/procs.ts';
 import { buildTreeForNode, runtimeCommand } from './lib/servers.ts';
 import { errorCount, runWrk } from './lib/wrk.ts';
 
@@ -188,10 +188,4 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  },
-);
+runMain(main);

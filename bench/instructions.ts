@@ -27,7 +27,7 @@ import { join, resolve } from 'node:path';
 import { readCollected, readFunctionCounts, readPerRequest } from './lib/callgrind.ts';
 import { gatewayConfig } from './lib/gateway-config.ts';
 import { startNginx } from './lib/nginx.ts';
-import { installCleanup, onExit, ROOT, stop, stopAll, which } from './lib/procs.ts';
+import { installCleanup, onExit, ROOT, runMain, stop, stopAll, which } from './lib/procs.ts';
 import { pickScenarios, type Scenario } from './lib/scenarios.ts';
 import { countServer } from './lib/server-instructions.ts';
 import { buildForNode, buildTreeForNode, nodeStartFlags } from './lib/servers.ts';
@@ -221,10 +221,4 @@ async function main(): Promise<void> {
   await stopAll();
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { findLoadTools, findScenario, startRig } from './lib/rig.ts';
 import { compilerMicros, cpuMicros, threadCpu } from './lib/proc-stats.ts';
-import { stopAll } from './lib/procs.ts';
+import { runMain, stopAll } from './lib/procs.ts';
 import { startServer } from './lib/servers.ts';
 import { runWrk } from './lib/wrk.ts';
 
@@ -58,10 +58,4 @@ async function main(): Promise<void> {
   await stopAll();
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -164,3 +164,17 @@ export function which(cmd: string, fallbacks: string[] = []): string | undefined
   if (found) return found;
   return fallbacks.find((path) => spawnSync('test', ['-x', path]).status === 0);
 }
+
+/**
+ * Runs a bench command's `main`: exit 0 when it resolves, its message and exit 1 when it throws
+ * (what it started is stopped on exit when it called installCleanup).
+ */
+export function runMain(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err instanceof Error ? err.message : err);
+      process.exit(1);
+    },
+  );
+}
