@@ -1,5 +1,6 @@
 import type { Server } from 'bun';
-import { ClientAbort, CLIENT_SIGNAL, type Gateway, type Reply, type UpstreamFetch } from '../core/index.ts';
+import type { Gateway, Reply, UpstreamFetch } from '../core/index.ts';
+import { createBunClientWatch } from './bun-client-watch.ts';
 import { writeBunResponse } from './bun-response.ts';
 import { createBunFetch } from './bun-upstream.ts';
 
@@ -11,17 +12,22 @@ export const BUN_IDLE_TIMEOUT_S = 255;
  * takes longer than it to send its first byte (a long non-streamed answer, a large prompt) would
  * get an empty reply, and a stream quiet for as long would be cut: a request in flight has no
  * idle limit (as on Node), and its connection gets the limit back once the answer is written.
+ * Core hears the client leave through createBunClientWatch's light signal.
  */
 export function serveBun(gateway: Pick<Gateway, 'reply'>, options: { port: number; hostname: string; idleTimeout?: number }): Server<undefined> {
   const idleTimeout = options.idleTimeout ?? BUN_IDLE_TIMEOUT_S;
+  const watch = createBunClientWatch();
   return Bun.serve({
     port: options.port,
     hostname: options.hostname,
     idleTimeout,
     fetch: async (request, server) => {
       server.timeout(request, 0);
-      const written = () => server.timeout(request, idleTimeout);
-      watchBunClient(request);
+      const client = watch(request);
+      const written = () => {
+        client.settle();
+        server.timeout(request, idleTimeout);
+      };
       let reply: Reply | Response;
       try {
         reply = await gateway.reply(request);
@@ -32,21 +38,6 @@ export function serveBun(gateway: Pick<Gateway, 'reply'>, options: { port: numbe
       return writeBunResponse(reply, written);
     },
   });
-}
-
-/**
- * Gives core the client's leaving on a light signal (core/http/client-signal.ts), fed by one
- * `onabort` handler on Bun's own: core and the upstream client add and remove a listener for each
- * call (a stream's meter one more), and on Bun's native AbortSignal each such pair cost ~2 µs per
- * request where the one handler costs ~1 (a bare Bun.serve under wrk). `request.signal` stays
- * Bun's, for handlers that read it.
- */
-export function watchBunClient(request: Request): void {
-  const signal = request.signal;
-  const client = new ClientAbort();
-  if (signal.aborted) client.abort(signal.reason);
-  else signal.onabort = () => client.abort(signal.reason);
-  (request as Request & { [CLIENT_SIGNAL]?: ClientAbort })[CLIENT_SIGNAL] = client;
 }
 
 /**

@@ -11,7 +11,7 @@
  * fit in the young generation. Timed there, requests cost 3–5× more in some rounds than in others
  * (the first touch of each page of the huge young generation, in the kernel), so a scenario's
  * time depended on where its rounds fell. Under Bun (time only) it plays the Bun adapter
- * instead: Bun's own `Request` in (its client signal given to core by `watchBunClient`),
+ * instead: Bun's own `Request` in (its client signal given to core by `createBunClientWatch`),
  * `writeBunResponse` out. Prints one JSON line per scenario.
  */
 import { readFileSync } from 'node:fs';
@@ -134,7 +134,7 @@ const onBun = 'Bun' in globalThis;
 // Bun writes core's replies through the Bun adapter's own writer (direct streams), and gives core
 // the client's signal as its Bun.serve handler does.
 const writeBunResponse = onBun ? (await import('../../adapters/bun-response.ts')).writeBunResponse : undefined;
-const watchBunClient = onBun ? (await import('../../adapters/bun-serve.ts')).watchBunClient : undefined;
+const watchBunClient = onBun ? (await import('../../adapters/bun-client-watch.ts')).createBunClientWatch() : undefined;
 let logBytes = 0;
 const gateway = await startGateway({
   configJson: JSON.stringify(gatewayConfig(1, 'memory')),
@@ -188,8 +188,8 @@ for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(','
   const once = async (): Promise<number> => {
     if (onBun) {
       const request = new Request(url, { method: init.method, headers: bunHeaders, ...(body && { body }) });
-      watchBunClient!(request);
-      const response = await writeBunResponse!(await gateway.reply(request));
+      const client = watchBunClient!(request);
+      const response = await writeBunResponse!(await gateway.reply(request), () => client.settle());
       const answer = await response.arrayBuffer();
       if (response.status !== 200) throw new Error(`core probe: ${scenario.name} answered ${response.status}: ${new TextDecoder().decode(answer)}`);
       return answer.byteLength;
