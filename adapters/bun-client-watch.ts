@@ -13,7 +13,8 @@ export const BUN_WATCH_AFTER_MS = 20;
 /**
  * The client signal core gets (CLIENT_SIGNAL), with the request it watches until it is answered.
  * Core and the upstream client add and remove an abort listener for each call (a stream's meter
- * one more); on Bun's native AbortSignal each such pair cost ~2 µs per request, on this ~0.1.
+ * one more); on Bun's native AbortSignal each such pair cost ~2 µs per request (thirty-first
+ * round), on this one they are a push and a splice of a small array.
  */
 class WatchedClient extends ClientAbort {
   request: Request | undefined;
