@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { writeAccessLogLine, type AccessLogEntry } from '../../../core/index.ts';
+import { createGateway, writeAccessLogLine, type AccessLogEntry } from '../../../core/index.ts';
 
 const base: AccessLogEntry = { time: '2026-11-29T14:00:00.123Z', id: 'req_01j9x', method: 'POST', path: '/api/anthropic/v1/messages', status: 200, ms: 0.41, key: 'me', model: 'claude-json', provider: 'anthropic-json', error: undefined };
 
@@ -29,5 +29,26 @@ describe('writeAccessLogLine', () => {
       expect(writeAccessLogLine({ ...base, ms })).toBe(JSON.stringify({ ...base, ms }));
     }
     expect(writeAccessLogLine({ ...base, status: 529 })).toBe(JSON.stringify({ ...base, status: 529 }));
+  });
+
+  it('writes every member of the entries the gateway itself logs (a new member would be caught here)', async () => {
+    const logs: AccessLogEntry[] = [];
+    const gateway = createGateway(
+      {
+        keys: [{ id: 'me', key: 'sk-log-line-key' }],
+        providers: { oss: { type: 'openai', baseUrl: 'http://127.0.0.1:9/v1' } },
+        models: [{ id: 'gpt-oss-120b', routes: [{ provider: 'oss', model: 'openai/gpt-oss-120b' }] }],
+      },
+      { log: (entry) => logs.push(entry), logError: () => {} },
+    );
+    const key = { 'x-api-key': 'sk-log-line-key' };
+    await gateway.fetch(new Request('http://gw.test/api/openai/v1/models', { headers: key }));
+    await gateway.fetch(new Request('http://gw.test/api/openai/v1/models/gpt-oss-120b', { headers: key }));
+    await gateway.fetch(new Request('http://gw.test/api/openai/v1/models'));
+    await gateway.fetch(new Request('http://gw.test/api/anthropic/v1/messages', { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{"model":"gpt-oss-120b","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}' }));
+    expect(logs.length).toBe(4);
+    expect(logs.some((entry) => entry.model !== undefined && entry.key !== undefined)).toBe(true);
+    expect(logs.some((entry) => entry.error !== undefined)).toBe(true);
+    for (const entry of logs) expect(writeAccessLogLine(entry)).toBe(JSON.stringify(entry));
   });
 });
