@@ -1,5 +1,5 @@
 /**
- * `npm run bench:instructions [-- [--against DIR] [--top N] [--warm N] [--count N] scenario,…]`:
+ * `npm run bench:instructions [-- [--runtime node|bun] [--against DIR] [--top N] [--warm N] [--count N] scenario,…]`:
  * machine instructions per request on the core path (bench/lib/core-probe.ts on Node), counted
  * by valgrind's callgrind, which counts instructions rather than time: the same code and inputs
  * give the same count whatever else the machine is doing. Each scenario runs twice, `--warm`
@@ -19,9 +19,15 @@
  * after 6,000 (`--warm`, `--count`); with `--against`, the two trees' gateways. ~8 minutes per
  * scenario, and repeatable only to ~8% (the event loop's order of events moves between runs):
  * proportions and what a request calls, not a small change's verdict.
+ *
+ * `--runtime bun` counts the probe under Bun instead (its Bun mode: Bun's own `Request` in,
+ * `writeBunResponse` out), with JavaScriptCore's compiler and collector on the main thread
+ * (BUN_JSC_useConcurrentJIT=0, BUN_JSC_useConcurrentGC=0), so that tier-ups and collections
+ * happen at the same points in every run: two runs of 1,000 requests counted 669,051,445 and
+ * 669,172,929 (0.02% apart). Bun's binary has no symbols, so `--top` names little there.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readCollected, readFunctionCounts, readPerRequest } from './lib/callgrind.ts';
@@ -30,14 +36,17 @@ import { startNginx } from './lib/nginx.ts';
 import { installCleanup, onExit, ROOT, runMain, stop, stopAll, which } from './lib/procs.ts';
 import { pickScenarios, type Scenario } from './lib/scenarios.ts';
 import { countServer } from './lib/server-instructions.ts';
-import { buildForNode, buildTreeForNode, nodeStartFlags } from './lib/servers.ts';
+import { buildForNode, buildTreeForNode, nodeStartFlags, runtimeBin } from './lib/servers.ts';
 
 const PROBE = 'bench/lib/core-probe.ts';
 // What makes a count repeat: no helper threads (compilation, collection) racing the main one,
 // and no seed drawn at start.
 const COUNT_FLAGS = ['--single-threaded', '--predictable', '--hash-seed=1', '--random-seed=1'];
+/** The same for JavaScriptCore: compilations and collections on the main thread, where they run at the same points every time. */
+const BUN_COUNT_ENV = { BUN_JSC_useConcurrentJIT: '0', BUN_JSC_useConcurrentGC: '0' };
 
 interface Args {
+  runtime: 'node' | 'bun';
   against?: string;
   /** Whole servers (gateway and bare proxy) instead of the core path. */
   server: boolean;
@@ -50,7 +59,7 @@ interface Args {
 }
 
 function readArgs(argv: string[]): Args {
-  const args: Args = { server: false, top: 0, warm: 3000, count: 2000, serverWarm: 6000, serverCount: 3000, names: [] };
+  const args: Args = { runtime: 'node', server: false, top: 0, warm: 3000, count: 2000, serverWarm: 6000, serverCount: 3000, names: [] };
   let warmGiven = false;
   let countGiven = false;
   for (let i = 0; i < argv.length; i++) {
@@ -66,6 +75,10 @@ function readArgs(argv: string[]): Args {
     const value = argv[++i];
     if (value === undefined) throw new Error(`${name} needs a value`);
     if (name === '--against') args.against = resolve(value);
+    else if (name === '--runtime') {
+      if (value !== 'node' && value !== 'bun') throw new Error(`--runtime: node or bun, not "${value}"`);
+      args.runtime = value;
+    }
     else if (name === '--top' || name === '--warm' || name === '--count') {
       const n = Number(value);
       if (!Number.isInteger(n) || n < (name === '--top' ? 0 : 1)) throw new Error(`${name}: a whole number, not "${value}"`);
@@ -74,6 +87,7 @@ function readArgs(argv: string[]): Args {
       countGiven ||= name === '--count';
     } else throw new Error(`unknown option ${name}`);
   }
+  if (args.server && args.runtime !== 'node') throw new Error('--server counts Node servers only');
   if (warmGiven) args.serverWarm = args.warm;
   if (countGiven) args.serverCount = args.count;
   return args;
@@ -84,11 +98,17 @@ interface Counted {
   outFile: string;
 }
 
+/** How a probe is started: a Node bundle, or a tree's TypeScript source under Bun. */
+interface Probe {
+  command: string[];
+  env: Record<string, string>;
+}
+
 /** One probe run of `requests` warm-up requests of one scenario under callgrind. */
-function countRun(probe: string, scenario: string, requests: number, outFile: string): Promise<Counted> {
-  const args = ['--tool=callgrind', `--callgrind-out-file=${outFile}`, process.execPath, ...nodeStartFlags(), ...COUNT_FLAGS, probe];
+function countRun(probe: Probe, scenario: string, requests: number, outFile: string): Promise<Counted> {
+  const args = ['--tool=callgrind', `--callgrind-out-file=${outFile}`, ...probe.command];
   // Counts "warm,rounds,perRound": one timed round of one request, so the run is the warm-up.
-  const env = { ...process.env, CORE_PROBE_SCENARIOS: scenario, CORE_PROBE_MEASURE: 'time', CORE_PROBE_COUNTS: `${requests},1,1` };
+  const env = { ...process.env, ...probe.env, CORE_PROBE_SCENARIOS: scenario, CORE_PROBE_MEASURE: 'time', CORE_PROBE_COUNTS: `${requests},1,1` };
   return new Promise((done, fail) => {
     const child = spawn('valgrind', args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -135,9 +155,26 @@ function topMarkdown(column: Column, top: number): string {
   return ['| function | instructions per request | share |', '|---|---:|---:|', ...rows.map(([name, n]) => `| \`${cut(name).replace(/\|/g, '\\|')}\` | ${Math.round(n).toLocaleString('en-US')} | ${((100 * n) / column.perRequest).toFixed(1)}% |`)].join('\n');
 }
 
+/**
+ * A tree's probe. On Node it is bundled into this repo's dist/; under Bun the tree's source runs as
+ * it is (with this repo's node_modules linked in when it has none), from this repo's directory, so
+ * both trees read the same bodies and answers.
+ */
+function probeOf(runtime: Args['runtime'], tree: string, name: string): Probe {
+  if (runtime === 'node') return { command: [process.execPath, ...nodeStartFlags(), ...COUNT_FLAGS, join(ROOT, buildForNode(join(tree, PROBE), name))], env: {} };
+  const bun = runtimeBin('bun');
+  if (!bun) throw new Error('--runtime bun: bun is not installed (run npm install)');
+  if (!existsSync(join(tree, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
+  // valgrind runs the binary itself, not the node_modules/.bin link to it.
+  return { command: [realpathSync(bun), 'run', join(tree, PROBE)], env: BUN_COUNT_ENV };
+}
+
 /** The core path alone: each tree's probe, `warm` and `warm + count` requests, per scenario. */
 async function countProbes(args: Args, scenarios: Scenario[], dir: string): Promise<Column[][]> {
-  const trees = [...(args.against ? [{ label: 'A', probe: join(ROOT, buildForNode(join(args.against, PROBE), 'core-probe-against')) }] : []), { label: args.against ? 'B' : 'instructions per request', probe: join(ROOT, buildForNode(PROBE)) }];
+  const trees = [
+    ...(args.against ? [{ label: 'A', probe: probeOf(args.runtime, args.against, 'core-probe-against') }] : []),
+    { label: args.against ? 'B' : 'instructions per request', probe: probeOf(args.runtime, ROOT, 'core-probe') },
+  ];
   const tasks = scenarios.flatMap((scenario) =>
     trees.flatMap((tree, t) => [args.warm, args.warm + args.count].map((requests) => () => countRun(tree.probe, scenario.name, requests, join(dir, `${scenario.name}-${t}-${requests}.out`)))),
   );
@@ -200,7 +237,8 @@ async function main(): Promise<void> {
   const columns = args.server ? await countServers(args, scenarios, dir) : await countProbes(args, scenarios, dir);
   const [warm, count] = args.server ? [args.serverWarm, args.serverCount] : [args.warm, args.count];
   const what = args.server ? 'whole Node servers, one request at a time behind nginx' : 'the core path';
-  console.log(`instructions per request, ${what}, node ${process.version}, callgrind, ${count.toLocaleString('en-US')} requests after ${warm.toLocaleString('en-US')} (${new Date().toISOString().slice(0, 10)})\n`);
+  const version = args.runtime === 'bun' ? `bun ${readBunVersion()}` : `node ${process.version}`;
+  console.log(`instructions per request, ${what}, ${version}, callgrind, ${count.toLocaleString('en-US')} requests after ${warm.toLocaleString('en-US')} (${new Date().toISOString().slice(0, 10)})\n`);
   const labels = columns[0]!.map((c) => c.label);
   const ratio = args.against ? 'B ÷ A' : args.server ? 'bare ÷ gateway' : undefined;
   console.log(`| scenario | ${labels.join(' | ')}${ratio ? ` | ${ratio}` : ''} |`);
@@ -219,6 +257,10 @@ async function main(): Promise<void> {
     });
   }
   await stopAll();
+}
+
+function readBunVersion(): string {
+  return spawnSync(runtimeBin('bun')!, ['--version'], { encoding: 'utf8' }).stdout.trim();
 }
 
 runMain(main);

@@ -20,6 +20,17 @@ describe.skipIf(!hasValgrind)('bench:instructions (instructions per request unde
     expect(stdout.split('\n').filter((line) => /^\| `.+` \| [\d,]+ \| [\d.]+% \|$/.test(line))).toHaveLength(5);
   }, 120_000);
 
+  it('counts the core path under Bun, with its compiler and collector on the main thread', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/instructions.ts', '--runtime', 'bun', '--warm', '10', '--count', '10', 'claude-anthropic-sse'], { cwd: ROOT });
+    expect(stdout).toMatch(/^instructions per request, the core path, bun \d+\.\d+\.\d+, callgrind/m);
+    const row = stdout.split('\n').find((line) => line.startsWith('| Claude → Anthropic SSE'));
+    expect(Number(row?.split('|')[2]!.trim().replaceAll(',', ''))).toBeGreaterThan(10_000);
+  }, 240_000);
+
+  it('refuses whole servers under Bun, which it counts only on Node', async () => {
+    await expect(run(process.execPath, ['--import', 'tsx', 'bench/instructions.ts', '--runtime', 'bun', '--server', 'claude-anthropic-sse'], { cwd: ROOT })).rejects.toThrow(/--server counts Node servers only/);
+  });
+
   it.skipIf(!hasNginx)('counts whole servers, the gateway and the bare proxy, one request at a time behind nginx', async () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/instructions.ts', '--server', '--warm', '5', '--count', '5', '--top', '3', 'claude-anthropic-sse'], { cwd: ROOT });
     const row = stdout.split('\n').find((line) => line.startsWith('| Claude → Anthropic SSE'));
