@@ -13,7 +13,10 @@
  * both at once, on the same core, each with half the connections: whatever the machine does,
  * both get it (the same build against itself: 0.95 to 1.10 on Node, 0.985 to 1.03 on Bun). The
  * answer is the median over the pairs of B ÷ A in CPU per request of the serving process, from
- * /proc. `--apart` runs them one after the other instead, alternating which goes first.
+ * /proc. `--apart` runs them one after the other instead, alternating which goes first; there the
+ * lowest run of each side, also printed, is the steadier figure (the machine's slow spells only
+ * ever raise a run). Side by side, two servers evict each other's caches, which weighs a change
+ * to how much code and data a request touches more than it weighs alone (bench/README.md).
  *
  * A tree is a checkout of this repo (`git worktree add /tmp/a HEAD~1`). Node runs each tree's
  * adapters/node.ts bundled as `npm start` does, into this repo's dist/ so packages resolve here;
@@ -150,12 +153,15 @@ async function main(): Promise<void> {
   const envText = (name: 'A' | 'B') => values[name === 'A' ? 'a-env' : 'b-env']!.map((pair) => ` ${pair}`).join('');
   say(`ab: ${runtime}, ${scenario.name}${values.tls ? ' (upstream over TLS)' : ''}, ${pairs} pairs of ${seconds} s at ${connections} connections; A = ${sides[0]!.tree}${envText('A')}, B = ${sides[1]!.tree}${envText('B')}`);
   const ratios: number[] = [];
+  const lowest = { A: Number.POSITIVE_INFINITY, B: Number.POSITIVE_INFINITY };
   const promiseCounts: Array<[number, number]> = [];
   for (let pair = 0; pair < pairs; pair++) {
     // ABBA order, so neither side is always started first.
     const order = pair % 2 === 0 ? sides : [...sides].reverse();
     const { A: a, B: b } = await runPair(order);
     ratios.push(b.microsPerRequest / a.microsPerRequest);
+    lowest.A = Math.min(lowest.A, a.microsPerRequest);
+    lowest.B = Math.min(lowest.B, b.microsPerRequest);
     const counts = a.promisesPerRequest === undefined ? '' : ` · promises per request A ${a.promisesPerRequest.toFixed(2)} B ${b.promisesPerRequest!.toFixed(2)}`;
     if (counts) promiseCounts.push([a.promisesPerRequest!, b.promisesPerRequest!]);
     say(`pair ${pair + 1}: A ${a.microsPerRequest.toFixed(1)} µs ${Math.round(a.rps)} req/s · B ${b.microsPerRequest.toFixed(1)} µs ${Math.round(b.rps)} req/s · B÷A ${ratios.at(-1)!.toFixed(3)}${counts}`);
@@ -165,7 +171,7 @@ async function main(): Promise<void> {
     // The counting hook slows every promise, so CPU is not compared in this mode.
     console.log(`promises per request, median over ${pairs} pairs: A ${median(promiseCounts.map(([x]) => x)).toFixed(2)}, B ${median(promiseCounts.map(([, y]) => y)).toFixed(2)}`);
   } else {
-    console.log(`B ÷ A, CPU per request: median ${median(ratios).toFixed(3)} over ${pairs} pairs (${below} below 1)`);
+    console.log(`B ÷ A, CPU per request: median ${median(ratios).toFixed(3)} over ${pairs} pairs (${below} below 1); lowest B ÷ lowest A ${(lowest.B / lowest.A).toFixed(3)}`);
   }
   await stop(upstream.server.child);
 }
