@@ -5,8 +5,9 @@
  * (Node) exactly, so they show a change's effect on a machine too noisy for wrk ratios; time per
  * request is the best of seven rounds. On Node the probe runs twice: timed under `npm start`'s V8
  * flags, counted under flags that keep the counted requests out of any collection.
- * On Bun the probe runs the same sources as the Bun adapter would (Bun's Request and Response) and
- * reports time only.
+ * On Bun the probe runs the same sources as the Bun adapter would (Bun's Request and Response);
+ * its second run counts JavaScriptCore's cells per request instead of bytes (objects, closures,
+ * promises), which repeat exactly too.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -38,13 +39,19 @@ interface ProbeLine {
   bytesPerRequest: number | null;
   bytesOut: number;
   promisesPerRequest: number | null;
+  /** Bun: JavaScriptCore cells made per request (readBunCensus), and of them closures. */
+  objectsPerRequest: number | null;
+  closuresPerRequest: number | null;
 }
 
 function runProbe(runtime: string): { version: string; lines: ProbeLine[] } {
   if (runtime === 'bun') {
     const bin = runtimeBin('bun');
     if (!bin) throw new Error('bench:core: bun is not installed (looked in node_modules and PATH; run npm install)');
-    return { version: `bun ${spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim()}`, lines: readProbeLines(runtime, [bin, 'run', PROBE], 'time') };
+    const timed = readProbeLines(runtime, [bin, 'run', PROBE], 'time');
+    const counted = readProbeLines(runtime, [bin, 'run', PROBE], 'count');
+    const lines = counted.map((line, i) => ({ ...line, usPerRequest: timed[i]!.usPerRequest }));
+    return { version: `bun ${spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim()}`, lines };
   }
   const probe = join(ROOT, buildForNode(PROBE));
   const timed = readProbeLines(runtime, [process.execPath, ...nodeStartFlags(), probe], 'time');
@@ -66,12 +73,13 @@ function readProbeLines(runtime: string, command: string[], measure: 'time' | 'c
 for (const runtime of runtimes) {
   const { version, lines } = runProbe(runtime);
   console.log(`core path per request, ${version} (${new Date().toISOString().slice(0, 10)})\n`);
-  console.log('| scenario | µs per request (best of 7 × 1,000) | KiB allocated per request | answer bytes | promises per request |');
+  const census = lines.some((line) => line.objectsPerRequest !== null);
+  console.log(`| scenario | µs per request (best of 7 × 1,000) | ${census ? 'objects (closures) per request' : 'KiB allocated per request'} | answer bytes | promises per request |`);
   console.log('|---|---:|---:|---:|---:|');
   for (const line of lines) {
-    const kib = line.bytesPerRequest === null ? '—' : (line.bytesPerRequest / 1024).toFixed(1);
+    const made = census ? `${line.objectsPerRequest?.toFixed(1) ?? '—'} (${line.closuresPerRequest?.toFixed(1) ?? '—'})` : line.bytesPerRequest === null ? '—' : (line.bytesPerRequest / 1024).toFixed(1);
     const promises = line.promisesPerRequest === null ? '—' : line.promisesPerRequest.toFixed(1);
-    console.log(`| ${line.label} | ${line.usPerRequest?.toFixed(1) ?? '—'} | ${kib} | ${line.bytesOut.toLocaleString('en-US')} | ${promises} |`);
+    console.log(`| ${line.label} | ${line.usPerRequest?.toFixed(1) ?? '—'} | ${made} | ${line.bytesOut.toLocaleString('en-US')} | ${promises} |`);
   }
   console.log('');
 }

@@ -85,6 +85,14 @@ function cannedResponse(body: Uint8Array, type: string): UpstreamResponse {
     reader: () => ({
       read: async () => (next < chunks.length ? { done: false, value: chunks[next++]! } : { done: true, value: undefined }),
       cancel: async () => {},
+      // What the adapters' answer reader (adapters/upstream-answer.ts) gives without a read: the
+      // chunks that have arrived, here all of them, as in the bench, where an answer comes whole
+      // with its headers. Both adapters' writers take it first.
+      readBuffered: () => {
+        const taken = chunks.slice(next);
+        next = chunks.length;
+        return { chunks: taken, done: true };
+      },
     }),
     json: async () => JSON.parse(text()) as unknown,
     text: async () => text(),
@@ -147,8 +155,8 @@ const gateway = await startGateway({
 
 /**
  * Bytes allocated, on Node only: V8's heap grows by exactly what was allocated while no collection
- * runs. Bun's JavaScriptCore has no such count (its heap size moves with its own eager sweeps), so
- * there the probe measures time only.
+ * runs. Bun's JavaScriptCore has no such count (its heap size moves with its own eager sweeps, and
+ * with the buffers it counts beside the heap); there the probe counts cells instead (readBunCensus).
  */
 const countBytes = !onBun && measure !== 'time';
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -157,6 +165,11 @@ if (countBytes && !gc) throw new Error('core probe: run with node --expose-gc');
 let collections = 0;
 if (countBytes) new PerformanceObserver((list) => void (collections += list.getEntries().length)).observe({ entryTypes: ['gc'] });
 const settleObserver = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+/** Requests in one window of Bun's census: few enough that a collection seldom falls in one. */
+const CENSUS_WINDOW = 100;
+/** JavaScriptCore's names for the cells a closure or an async function's own object is. */
+const CLOSURE_TYPES = ['Function', 'AsyncFunction', 'GeneratorFunction', 'AsyncGeneratorFunction', 'BoundFunction'];
 
 async function readAllocated(name: string, once: () => Promise<number>): Promise<number | null> {
   if (!countBytes) return null;
@@ -200,8 +213,12 @@ for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(','
     if (out === null) return 0;
     if (typeof out === 'string') return out.length;
     if (out instanceof Uint8Array) return out.byteLength;
+    // As the Node adapter writes a stream (adapters/node-io.ts): what is here first, then reads.
     const reader = readerOfBody(out);
+    const ahead = reader.readBuffered?.();
     let size = 0;
+    for (const chunk of ahead?.chunks ?? []) size += chunk.byteLength;
+    if (ahead?.done) return size;
     for (let r = await reader.read(); !r.done; r = await reader.read()) size += r.value.byteLength;
     return size;
   };
@@ -214,11 +231,52 @@ for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(','
     best = Math.min(best, (performance.now() - started) / perRound);
   }
   const allocated = await readAllocated(scenario.name, once);
-  const promises = measure === 'time' ? null : await readPromises(once);
-  console.log(JSON.stringify({ name: scenario.name, label: scenario.label, usPerRequest: measure === 'count' ? null : best * 1000, bytesPerRequest: allocated, bytesOut, promisesPerRequest: promises }));
+  const census = await readBunCensus(scenario.name, once);
+  const promises = measure === 'time' ? null : (census?.promises ?? (await readPromises(once)));
+  console.log(
+    JSON.stringify({
+      name: scenario.name,
+      label: scenario.label,
+      usPerRequest: measure === 'count' ? null : best * 1000,
+      bytesPerRequest: allocated,
+      bytesOut,
+      promisesPerRequest: promises,
+      objectsPerRequest: census?.objects ?? null,
+      closuresPerRequest: census?.closures ?? null,
+    }),
+  );
 }
 await gateway.close();
 if (logBytes === 0) throw new Error('core probe: no access-log lines were written');
+
+/**
+ * On Bun: the cells a request leaves in JavaScriptCore's heap, by type, counted by `heapStats()`
+ * around CENSUS_WINDOW requests after a full collection. Cells made since the last collection
+ * count as live until the next one, so while none runs the difference is what the requests
+ * allocated: objects (every cell: objects, strings, closures, their scopes, promises, arrays),
+ * closures (function objects made per request) and promises. It repeats exactly; a window a
+ * collection fell in reads less, so two windows in a row must agree, or the pair is taken again.
+ */
+async function readBunCensus(name: string, once: () => Promise<number>): Promise<{ objects: number; closures: number; promises: number } | null> {
+  if (!onBun || measure === 'time') return null;
+  const jsc = await import('bun:jsc');
+  const window = async () => {
+    jsc.fullGC();
+    const before = jsc.heapStats().objectTypeCounts;
+    for (let i = 0; i < CENSUS_WINDOW; i++) await once();
+    const after = jsc.heapStats().objectTypeCounts;
+    const made = (type: string) => (after[type] ?? 0) - (before[type] ?? 0);
+    let objects = 0;
+    for (const type of Object.keys(after)) objects += made(type);
+    const closures = CLOSURE_TYPES.reduce((sum, type) => sum + made(type), 0);
+    return { objects: objects / CENSUS_WINDOW, closures: closures / CENSUS_WINDOW, promises: made('Promise') / CENSUS_WINDOW };
+  };
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const [first, second] = [await window(), await window()];
+    if (Math.abs(first.objects - second.objects) <= 0.02 * first.objects) return second;
+  }
+  throw new Error(`core probe: ${name}: a collection fell in every census window`);
+}
 
 /**
  * Promises created per request, on Node only: an async_hooks `init` count over `counted` more
