@@ -30,7 +30,7 @@ describe('bench:core (the core path probe)', () => {
     expect(promises[1]).toBeGreaterThan(promises[0]!);
   }, 60_000);
 
-  it('runs the probe on Bun through the Bun adapter (time only), with the same answers', async () => {
+  it('runs the probe on Bun through the Bun adapter, counting its cells per request, with the same answers', async () => {
     const scenarios = 'claude-anthropic-sse,claude-openai-sse';
     const env = { ...process.env, CORE_PROBE_COUNTS: '20,2,20,20' };
     const [bun, node] = await Promise.all([
@@ -41,11 +41,18 @@ describe('bench:core (the core path probe)', () => {
     const rowsOf = (stdout: string) => stdout.split('\n').filter((line) => line.startsWith('| Claude')).map((row) => row.split('|').slice(2, 5).map((cell) => cell.trim()));
     const rows = rowsOf(bun.stdout);
     expect(rows).toHaveLength(2);
-    for (const [us, kib] of rows) {
+    expect(bun.stdout).toMatch(/\| objects \(closures\) per request \|/);
+    const census = rows.map(([us, made]) => {
       expect(Number(us)).toBeGreaterThan(0);
-      expect(kib).toBe('—');
-    }
-    for (const row of bun.stdout.split('\n').filter((line) => line.startsWith('| Claude'))) expect(row.split('|')[5]!.trim()).toBe('—');
+      const [, objects, closures] = /^([\d.]+) \(([\d.]+)\)$/.exec(made!) ?? [];
+      return { objects: Number(objects), closures: Number(closures) };
+    });
+    // A request makes cells (its parsed body, strings, promises, closures); a translated stream makes every event again.
+    expect(census[0]!.objects).toBeGreaterThan(20);
+    expect(census[0]!.closures).toBeGreaterThan(0);
+    expect(census[1]!.objects).toBeGreaterThan(census[0]!.objects);
+    const promises = bun.stdout.split('\n').filter((line) => line.startsWith('| Claude')).map((row) => Number(row.split('|')[5]!.trim()));
+    for (const count of promises) expect(count).toBeGreaterThan(0);
     expect(Number(rows[0]![2]!.replaceAll(',', ''))).toBe(statSync(join(ROOT, 'bench', 'upstream', 'anthropic-stream.sse')).size);
     // Bun's Request in and Response out (writeBunResponse) give the client what the Node path gives.
     expect(rows.map((row) => row[2])).toEqual(rowsOf(node.stdout).map((row) => row[2]));
