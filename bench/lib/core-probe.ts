@@ -10,9 +10,10 @@
  * flags, and `count` under `--expose-gc` with semi-spaces large enough that the counted requests
  * fit in the young generation. Timed there, requests cost 3–5× more in some rounds than in others
  * (the first touch of each page of the huge young generation, in the kernel), so a scenario's
- * time depended on where its rounds fell. Under Bun (time only) it plays the Bun adapter
- * instead: Bun's own `Request` in (its client signal given to core by `createBunClientWatch`),
- * `writeBunResponse` out. Prints one JSON line per scenario.
+ * time depended on where its rounds fell. Under Bun it plays the Bun adapter instead: Bun's own
+ * `Request` in (its client signal given to core by `createBunClientWatch`), `writeBunResponse`
+ * out; bench/core.ts runs it twice there too, `time` and `count` (readBunCensus: cells, not
+ * bytes). Prints one JSON line per scenario.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,7 +74,7 @@ function answerFor(url: string): [file: string, type: string] {
 }
 
 function cannedResponse(body: Uint8Array, type: string): UpstreamResponse {
-  // Two reads, as a socket commonly splits an answer of a few KB.
+  // Two chunks, as a socket commonly splits an answer of a few KB.
   const chunks = [body.subarray(0, body.byteLength >> 1), body.subarray(body.byteLength >> 1)];
   let next = 0;
   const text = () => new TextDecoder().decode(body);
