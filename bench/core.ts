@@ -7,7 +7,7 @@
  * flags, counted under flags that keep the counted requests out of any collection.
  * On Bun the probe runs the same sources as the Bun adapter would (Bun's Request and Response);
  * its second run counts JavaScriptCore's cells per request instead of bytes (objects, closures,
- * promises), which repeat exactly too.
+ * promises), which repeat from run to run for the same scenarios.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
