@@ -22,7 +22,7 @@
  * adapters/node.ts bundled as `npm start` does, into this repo's dist/ so packages resolve here;
  * Bun runs the tree's adapters/bun.ts, with this repo's node_modules linked in when it has none.
  */
-import { existsSync, symlinkSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkAnswer } from './lib/check.ts';
@@ -30,7 +30,7 @@ import { BENCH_CA } from './lib/nginx.ts';
 import { findLoadTools, findScenario, startRig } from './lib/rig.ts';
 import { cpuMicros, listeningPid } from './lib/proc-stats.ts';
 import { launch, ROOT, runMain, stop, waitListening, type Launched } from './lib/procs.ts';
-import { buildTreeForNode, runtimeCommand } from './lib/servers.ts';
+import { buildTreeForNode, linkNodeModules, runtimeCommand } from './lib/servers.ts';
 import { errorCount, runWrk } from './lib/wrk.ts';
 
 const SERVER_CPU = 0;
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
       const [cmd, args] = runtimeCommand('node', buildTreeForNode(tree, `ab-${name.toLowerCase()}`), ['--config', configPath], flags);
       return { name, tree, cmd, args };
     }
-    if (!existsSync(join(tree, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
+    linkNodeModules(tree);
     const [cmd, args] = runtimeCommand(runtime, join(tree, 'adapters', `${runtime}.ts`), ['--config', configPath]);
     return { name, tree, cmd, args };
   });

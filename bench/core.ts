@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT, which } from './lib/procs.ts';
 import { pickScenarios } from './lib/scenarios.ts';
-import { buildForNode, nodeStartFlags, runtimeBin } from './lib/servers.ts';
+import { buildForNode, nodeStartFlags, readBinVersion, runtimeBin } from './lib/servers.ts';
 
 // The probe counts ~300 requests of up to ~150 KB each between two collections: 128 MiB
 // semi-spaces hold them with room to spare. Its time comes from a run with production's flags
@@ -51,7 +51,7 @@ function runProbe(runtime: string): { version: string; lines: ProbeLine[] } {
     const timed = readProbeLines(runtime, [bin, 'run', PROBE], 'time');
     const counted = readProbeLines(runtime, [bin, 'run', PROBE], 'count');
     const lines = counted.map((line, i) => ({ ...line, usPerRequest: timed[i]!.usPerRequest }));
-    return { version: `bun ${spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim()}`, lines };
+    return { version: `bun ${readBinVersion(bin)}`, lines };
   }
   const probe = join(ROOT, buildForNode(PROBE));
   const timed = readProbeLines(runtime, [process.execPath, ...nodeStartFlags(), probe], 'time');

@@ -27,7 +27,7 @@
  * 669,172,929 (0.02% apart). Bun's binary has no symbols, so `--top` names little there.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readCollected, readFunctionCounts, readPerRequest } from './lib/callgrind.ts';
@@ -36,7 +36,7 @@ import { startNginx } from './lib/nginx.ts';
 import { installCleanup, onExit, ROOT, runMain, stop, stopAll, which } from './lib/procs.ts';
 import { pickScenarios, type Scenario } from './lib/scenarios.ts';
 import { countServer } from './lib/server-instructions.ts';
-import { buildForNode, buildTreeForNode, nodeStartFlags, runtimeBin } from './lib/servers.ts';
+import { buildForNode, buildTreeForNode, linkNodeModules, nodeStartFlags, readBinVersion, runtimeBin } from './lib/servers.ts';
 
 const PROBE = 'bench/lib/core-probe.ts';
 // What makes a count repeat: no helper threads (compilation, collection) racing the main one,
@@ -164,7 +164,7 @@ function probeOf(runtime: Args['runtime'], tree: string, name: string): Probe {
   if (runtime === 'node') return { command: [process.execPath, ...nodeStartFlags(), ...COUNT_FLAGS, join(ROOT, buildForNode(join(tree, PROBE), name))], env: {} };
   const bun = runtimeBin('bun');
   if (!bun) throw new Error('--runtime bun: bun is not installed (run npm install)');
-  if (!existsSync(join(tree, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
+  linkNodeModules(tree);
   // valgrind runs the binary itself, not the node_modules/.bin link to it.
   return { command: [realpathSync(bun), 'run', join(tree, PROBE)], env: BUN_COUNT_ENV };
 }
@@ -237,7 +237,7 @@ async function main(): Promise<void> {
   const columns = args.server ? await countServers(args, scenarios, dir) : await countProbes(args, scenarios, dir);
   const [warm, count] = args.server ? [args.serverWarm, args.serverCount] : [args.warm, args.count];
   const what = args.server ? 'whole Node servers, one request at a time behind nginx' : 'the core path';
-  const version = args.runtime === 'bun' ? `bun ${readBunVersion()}` : `node ${process.version}`;
+  const version = args.runtime === 'bun' ? `bun ${readBinVersion(runtimeBin('bun')!)}` : `node ${process.version}`;
   console.log(`instructions per request, ${what}, ${version}, callgrind, ${count.toLocaleString('en-US')} requests after ${warm.toLocaleString('en-US')} (${new Date().toISOString().slice(0, 10)})\n`);
   const labels = columns[0]!.map((c) => c.label);
   const ratio = args.against ? 'B ÷ A' : args.server ? 'bare ÷ gateway' : undefined;
@@ -257,10 +257,6 @@ async function main(): Promise<void> {
     });
   }
   await stopAll();
-}
-
-function readBunVersion(): string {
-  return spawnSync(runtimeBin('bun')!, ['--version'], { encoding: 'utf8' }).stdout.trim();
 }
 
 runMain(main);

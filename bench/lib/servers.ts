@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { listeningPid } from './proc-stats.ts';
 import { launch, ROOT, stop, waitListening, which } from './procs.ts';
@@ -44,6 +44,16 @@ function readNodeStart(): { flags: string[]; build: string[] } {
   const build = scripts.build?.split(' ') ?? [];
   if (start[0] !== 'node' || build[0] !== 'esbuild') throw new Error('package.json: expected "start": "node … dist/node.mjs" and "build": "esbuild …"');
   return { flags: start.slice(1, -1), build: build.slice(2).filter((arg) => !arg.startsWith('--outfile=')) };
+}
+
+/** What a runtime's binary says its version is (`bun --version`: "1.4.5"). */
+export function readBinVersion(bin: string): string {
+  return spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim();
+}
+
+/** Another checkout run from source (Bun, Deno) resolves its packages from this repo's node_modules, linked in when it has none. */
+export function linkNodeModules(tree: string): void {
+  if (!existsSync(join(tree, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
 }
 
 /** Compiles `entry` with the build script's options to dist/<name>.mjs and returns that path. */
