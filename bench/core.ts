@@ -45,19 +45,21 @@ interface ProbeLine {
 }
 
 function runProbe(runtime: string): { version: string; lines: ProbeLine[] } {
+  const { version, timing, counting } = probeCommands(runtime);
+  const timed = readProbeLines(runtime, timing, 'time');
+  const counted = readProbeLines(runtime, counting, 'count');
+  return { version, lines: counted.map((line, i) => ({ ...line, usPerRequest: timed[i]!.usPerRequest })) };
+}
+
+/** How the probe is run for its time and for its counts: on Node under different V8 flags, on Bun the same way twice. */
+function probeCommands(runtime: string): { version: string; timing: string[]; counting: string[] } {
   if (runtime === 'bun') {
     const bin = runtimeBin('bun');
     if (!bin) throw new Error('bench:core: bun is not installed (looked in node_modules and PATH; run npm install)');
-    const timed = readProbeLines(runtime, [bin, 'run', PROBE], 'time');
-    const counted = readProbeLines(runtime, [bin, 'run', PROBE], 'count');
-    const lines = counted.map((line, i) => ({ ...line, usPerRequest: timed[i]!.usPerRequest }));
-    return { version: `bun ${readBinVersion(bin)}`, lines };
+    return { version: `bun ${readBinVersion(bin)}`, timing: [bin, 'run', PROBE], counting: [bin, 'run', PROBE] };
   }
   const probe = join(ROOT, buildForNode(PROBE));
-  const timed = readProbeLines(runtime, [process.execPath, ...nodeStartFlags(), probe], 'time');
-  const counted = readProbeLines(runtime, [process.execPath, ...COUNT_FLAGS, probe], 'count');
-  const lines = counted.map((line, i) => ({ ...line, usPerRequest: timed[i]!.usPerRequest }));
-  return { version: `node ${process.version}`, lines };
+  return { version: `node ${process.version}`, timing: [process.execPath, ...nodeStartFlags(), probe], counting: [process.execPath, ...COUNT_FLAGS, probe] };
 }
 
 function readProbeLines(runtime: string, command: string[], measure: 'time' | 'count'): ProbeLine[] {
