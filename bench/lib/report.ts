@@ -123,8 +123,6 @@ export function soakMarkdown(s: SoakResult): string {
   const lines = [`### ${s.runtime}: leak check, ${int(s.target)} requests of ${s.scenario} (64 conn, usage storage: ${s.storage})`, ''];
   lines.push('| progress | requests | RSS | peak RSS (VmHWM) |', '|---:|---:|---:|---:|');
   for (const m of s.marks) lines.push(`| ${m.percent}% | ${int(m.requests)} | ${mib(m.rss)} | ${mib(m.peak)} |`);
-  const first = s.marks[0];
-  const last = s.marks.at(-1);
-  if (first && last) lines.push('', `Verdict: ${soakVerdict(first.peak, last.peak).text}${s.errors ? `; ✗ ${int(s.errors)} wrk errors` : ''}.`);
+  if (s.marks.length) lines.push('', `Verdict: ${soakVerdict(s.marks).text}${s.errors ? `; ✗ ${int(s.errors)} wrk errors` : ''}.`);
   return lines.join('\n');
 }

@@ -13,10 +13,17 @@ export const TARGETS = {
   translatedVsPassthrough: 0.5,
   peakRss: { bun: 80 * MiB, node: 150 * MiB } as Partial<Record<Runtime, number>>,
   /**
-   * Peak RSS growth allowed between 10% and 100% of the soak: the larger of these. Peak, not
-   * current RSS, because current RSS swings with the collector's phase; a leak keeps raising both.
+   * Peak RSS growth allowed over the soak's second half (50% → 100%): the larger of these. Peak,
+   * not current RSS, because current RSS swings with the collector's phase; a leak keeps raising
+   * both. The first half is warm-up, shown and not judged: V8's old generation takes a few hundred
+   * thousand requests to reach its cycle (`--heap-growing-percent=100`), and growth that stops is
+   * not a leak. A leak of b bytes a request raises the peak by b × N/2 in the second half; at N =
+   * 1,000,000 this catches 34 bytes a request or more, less than anything a request could keep (an
+   * entry in a list and its id string: ~50), where judging 10% → 100% caught 19 but failed servers
+   * whose growth had stopped before half-way. V8's sawtooth (~15 MiB on Node) is why the allowance
+   * is not smaller.
    */
-  soakGrowth: { bytes: 16 * MiB, ratio: 0.1 },
+  soakGrowth: { bytes: 16 * MiB, ratio: 0.1, fromPercent: 50 },
 };
 
 export const low = (runs: LoadRun[]) => runs.reduce((a, b) => (b.connections < a.connections ? b : a));
@@ -81,9 +88,24 @@ export function rssVerdict(runtime: Runtime, peak: number): Verdict | undefined 
   return { ok: peak < limit, text: `${mark(peak < limit)} < ${limit / MiB} MiB` };
 }
 
-export function soakVerdict(peak10: number, peak100: number): Verdict {
-  const growth = peak100 - peak10;
-  const limit = Math.max(TARGETS.soakGrowth.bytes, TARGETS.soakGrowth.ratio * peak10);
+/**
+ * The leak check's verdict from its marks (10%, 50%, 100%): judged on the peak's growth from
+ * the `fromPercent` mark to the last; the growth before it (warm-up) is shown, not judged.
+ */
+export function soakVerdict(marks: ReadonlyArray<{ percent: number; peak: number }>): Verdict {
+  const { bytes, ratio, fromPercent } = TARGETS.soakGrowth;
+  const first = marks[0];
+  const from = marks.find((m) => m.percent === fromPercent);
+  const last = marks.at(-1);
+  if (!first || !from || !last || last === from) return { ok: false, text: `✗ the soak has no ${fromPercent}% and later mark to judge` };
+  const growth = last.peak - from.peak;
+  const limit = Math.max(bytes, ratio * from.peak);
   const ok = growth <= limit;
-  return { ok, text: `${mark(ok)} peak RSS grew ${(growth / MiB).toFixed(1)} MiB from 10% to 100% (flat: ≤ ${(limit / MiB).toFixed(1)} MiB, the larger of ${TARGETS.soakGrowth.bytes / MiB} MiB and ${TARGETS.soakGrowth.ratio * 100}%)` };
+  const warmup = from.peak - first.peak;
+  return {
+    ok,
+    text: `${mark(ok)} peak RSS grew ${mib1(growth)} MiB from ${fromPercent}% to ${last.percent}% (flat: ≤ ${(limit / MiB).toFixed(1)} MiB, the larger of ${bytes / MiB} MiB and ${ratio * 100}%); ${mib1(warmup)} MiB from ${first.percent}% to ${fromPercent}% (warm-up, not judged)`,
+  };
 }
+
+const mib1 = (n: number) => `${n >= 0 ? '+' : ''}${(n / MiB).toFixed(1)}`;

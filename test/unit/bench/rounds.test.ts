@@ -3,7 +3,7 @@ import { parseArgs } from '../../../bench/lib/args.ts';
 import { medianRun, rotation, type LoadRun } from '../../../bench/lib/measure.ts';
 import { thinMarkdown, type RuntimeResult } from '../../../bench/lib/report.ts';
 import { SCENARIOS } from '../../../bench/lib/scenarios.ts';
-import { scenarioVerdicts } from '../../../bench/lib/verdicts.ts';
+import { scenarioVerdicts, soakVerdict } from '../../../bench/lib/verdicts.ts';
 import { MiB } from '../../../bench/lib/stats.ts';
 
 const run = (rps: number, over: Partial<LoadRun> = {}): LoadRun => ({
@@ -82,5 +82,37 @@ describe('translated throughput against its passthrough', () => {
     const verdicts = scenarioVerdicts('node', translated, old, { [translated.passthroughRef!]: { direct: target(40000), bare: target(20000), gateway: target(8000) } });
     expect(verdicts.map((v) => v.text)).toContain('✓ 0.50× pass ≥ 0.5×');
     expect(scenarioVerdicts('node', translated, old, {}).map((v) => v.text)).toContain(`n/a (run ${translated.passthroughRef} for the ratio)`);
+  });
+});
+
+describe('the leak check', () => {
+  const marks = (p10: number, p50: number, p100: number) => [
+    { percent: 10, peak: p10 * MiB },
+    { percent: 50, peak: p50 * MiB },
+    { percent: 100, peak: p100 * MiB },
+  ];
+
+  it('judges the second half: growth that stopped before half-way is warm-up', () => {
+    // Node's 1,000,000-request soak of the thirty-seventh round: judged from 10%, it read ✗ +18.7.
+    const verdict = soakVerdict(marks(95.8, 114.3, 114.5));
+    expect(verdict.ok).toBe(true);
+    expect(verdict.text).toBe('✓ peak RSS grew +0.2 MiB from 50% to 100% (flat: ≤ 16.0 MiB, the larger of 16 MiB and 10%); +18.5 MiB from 10% to 50% (warm-up, not judged)');
+  });
+
+  it('fails a leak of 40 bytes a request over 1,000,000 requests, which raises the second half by ~19 MiB', () => {
+    const perRequest = 40 / MiB;
+    const at = (requests: number) => 90 + requests * perRequest;
+    expect(soakVerdict(marks(at(100_000), at(500_000), at(1_000_000))).ok).toBe(false);
+    expect(soakVerdict(marks(at(100_000), at(500_000), at(1_000_000) - 4)).ok).toBe(true);
+  });
+
+  it('allows 10% of the half-way peak where that is more than 16 MiB', () => {
+    expect(soakVerdict(marks(180, 200, 219.9)).ok).toBe(true);
+    expect(soakVerdict(marks(180, 200, 220.1)).ok).toBe(false);
+  });
+
+  it('fails a soak without a half-way mark and a later one', () => {
+    expect(soakVerdict([{ percent: 10, peak: MiB }, { percent: 100, peak: MiB }]).ok).toBe(false);
+    expect(soakVerdict([]).ok).toBe(false);
   });
 });
