@@ -1,27 +1,34 @@
 import { joinBytes, joinChunks } from '../core/http/join-bytes.ts';
 import { Reply, replyToResponse, type ChunkReader } from '../core/index.ts';
 import { readAhead, type ReadResult } from './bun-read-ahead.ts';
+import { atTurnEnd } from './turn-end.ts';
 
 /**
  * core's answer → a Bun Response. A streamed body goes through one of Bun's "direct" streams,
  * which write each chunk straight to the socket (no queue and no pull promise per chunk, as
- * a default ReadableStream has); everything else is core's own conversion. `written` is called
- * once the answer is in Bun's hands whole: after the last chunk of a streamed Reply (before the
- * stream closes: Bun ignores a request's settings after that), at once for anything else.
+ * a default ReadableStream has); everything else is core's own conversion. A Reply that is whole
+ * (not streamed, or a stream that has already ended) goes to Bun at the turn's end, with the
+ * turn's other writes. `written` is called once the answer is in Bun's hands whole: after the
+ * last chunk of a streamed Reply (before the stream closes: Bun ignores a request's settings
+ * after that), at once for anything else.
  */
 export function writeBunResponse(reply: Reply | Response, written?: () => void): Response | Promise<Response> {
-  if (!(reply instanceof Reply) || !reply.streaming || reply.body === null || typeof reply.body === 'string' || reply.body instanceof Uint8Array) {
+  if (!(reply instanceof Reply)) {
     written?.();
     return replyToResponse(reply);
   }
   const body = reply.body;
+  if (!reply.streaming || body === null || typeof body === 'string' || body instanceof Uint8Array) {
+    written?.();
+    return handOverAtTurnEnd(replyToResponse(reply));
+  }
   const reader: ChunkReader = body instanceof ReadableStream ? body.getReader() : body;
   // What the reader already holds, taken without a read: an answer that came whole with the
   // upstream's headers (the usual short one) is one body at once, with no read-ahead turn.
   const taken = reader.readBuffered?.();
   if (taken?.done) {
     written?.();
-    return new Response(joinChunks(taken.chunks) as BodyInit, { status: reply.status, headers: reply.headers });
+    return handOverAtTurnEnd(new Response(joinChunks(taken.chunks) as BodyInit, { status: reply.status, headers: reply.headers }));
   }
   return readAhead(reader, taken?.chunks).then((ahead) => {
     // A stream that ended within the read-ahead (a short answer, a fast upstream) is one body:
@@ -56,4 +63,17 @@ export function writeBunResponse(reply: Reply | Response, written?: () => void):
     } as unknown as UnderlyingDefaultSource<Uint8Array>);
     return new Response(stream, { status: reply.status, headers: reply.headers });
   });
+}
+
+/**
+ * A whole answer goes to Bun at the turn's end, with the other answers and upstream requests of
+ * the turn, so that one wake-up of their readers serves them all (adapters/turn-end.ts). A live
+ * stream's Response goes at once, so its first chunk is never held.
+ */
+function handOverAtTurnEnd(response: Response): Promise<Response> {
+  return new Promise((resolve) => atTurnEnd(handOver, resolve, response));
+}
+
+function handOver(resolve: (response: Response) => void, response: Response): void {
+  resolve(response);
 }

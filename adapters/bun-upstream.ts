@@ -1,6 +1,7 @@
 import type { Socket, SocketHandler } from 'bun';
 import type { UpstreamFetch } from '../core/index.ts';
 import { createHttp1Fetch, type Http1ClientOptions, type Http1Settings, type Http1Socket, type Http1SocketEvents } from './http1-client.ts';
+import { atTurnEnd } from './turn-end.ts';
 import type { UpstreamTarget } from './upstream-target.ts';
 
 export type BunUpstreamOptions = Http1ClientOptions;
@@ -57,7 +58,7 @@ function openBunSocket(target: UpstreamTarget, settings: Http1Settings, events: 
     const handler: SocketHandler<BunSocket, 'buffer'> = {
       binaryType: 'buffer',
       data: (_socket, data) => events.onData(data),
-      drain: () => own.onDrain(),
+      drain: () => own.writeUnsent(),
       timeout: () => events.onIdleTimeout(),
       end: () => closed(undefined),
       close: (_socket, error) => closed(error),
@@ -104,7 +105,10 @@ function openBunSocket(target: UpstreamTarget, settings: Http1Settings, events: 
   });
 }
 
-/** A Bun socket: `write` may take part of a chunk, and the rest goes on `drain`, in order. */
+/**
+ * A Bun socket. Writes wait for the turn's end (adapters/turn-end.ts); the socket may then take
+ * part of a chunk, and the rest goes on `drain`, in order.
+ */
 class BunSocket implements Http1Socket {
   socket: Socket<BunSocket> | undefined;
   #unsent: Uint8Array[] = [];
@@ -115,7 +119,10 @@ class BunSocket implements Http1Socket {
   }
 
   write(parts: Uint8Array[]): void {
-    for (const part of parts) this.#write(part);
+    if (this.#closed) return;
+    const waiting = this.#unsent.length > 0;
+    for (const part of parts) this.#unsent.push(part);
+    if (!waiting) atTurnEnd(writeUnsentOf, this, undefined);
   }
 
   busy(): void {
@@ -150,21 +157,29 @@ class BunSocket implements Http1Socket {
     this.#unsent = [];
   }
 
-  onDrain(): void {
+  /**
+   * What waits (for the turn's end or for `drain`) goes out in order, as far as the socket takes
+   * it; the part it does not take waits for `drain`.
+   */
+  writeUnsent(): void {
     const unsent = this.#unsent;
-    if (!unsent.length) return;
-    this.#unsent = [];
-    for (const part of unsent) this.#write(part);
-  }
-
-  /** Writes what the socket takes now; the rest goes on `drain`, in order. */
-  #write(chunk: Uint8Array): void {
-    if (this.#closed) return;
-    if (this.#unsent.length) {
-      this.#unsent.push(chunk);
-      return;
+    let sent = 0;
+    while (sent < unsent.length) {
+      if (this.#closed) return;
+      const chunk = unsent[sent]!;
+      const written = this.socket!.write(chunk);
+      if (written >= 0 && written < chunk.byteLength) {
+        unsent[sent] = chunk.subarray(written);
+        break;
+      }
+      sent++;
     }
-    const written = this.socket!.write(chunk);
-    if (written >= 0 && written < chunk.byteLength) this.#unsent.push(chunk.subarray(written));
+    // Emptied in place, the usual case: no new array per request.
+    if (sent === unsent.length) unsent.length = 0;
+    else if (sent > 0) unsent.splice(0, sent);
   }
+}
+
+function writeUnsentOf(socket: BunSocket): void {
+  socket.writeUnsent();
 }

@@ -1,10 +1,13 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Reply, type ChunkReader } from '../core/index.ts';
+import { atTurnEnd } from './turn-end.ts';
 
 /**
  * core's answer → node:http. A `Reply` goes out as it is: text and bytes in one write with their
- * length, a streamed body chunk by chunk with write backpressure, and a web Response (what
+ * length, made at the turn's end with the turn's other writes (adapters/turn-end.ts; the head is
+ * checked and built at once), a streamed body chunk by chunk with write backpressure (one
+ * that has already ended as one write, at the turn's end too), and a web Response (what
  * embedded handlers and a few core routes return) the same way after its headers are copied.
  * Not async: an async function returning the relay's promise would cost two more microtasks
  * and a promise on every request; the relay's promise (a body still going out) is returned as is.
@@ -15,17 +18,23 @@ export function writeNodeReply(reply: Reply | Response, res: ServerResponse, req
   closeIfUnread(req, res, headers);
   const { body } = reply;
   if (body === null) {
-    res.writeHead(reply.status, headers).end();
+    res.writeHead(reply.status, headers);
+    atTurnEnd(endResponse, res, undefined);
     return undefined;
   }
   if (typeof body === 'string' || body instanceof Uint8Array) {
     headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-    res.writeHead(reply.status, headers).end(body);
+    res.writeHead(reply.status, headers);
+    atTurnEnd(endResponse, res, body);
     return undefined;
   }
   const reader = body instanceof ReadableStream ? body.getReader() : body;
   if (reply.streaming) return writeStream(reader, res, reply.status, headers);
   return writeWhole(reader, res, reply.status, headers);
+}
+
+function endResponse(res: ServerResponse, body: string | Uint8Array | undefined): void {
+  res.end(body);
 }
 
 /** web Response → node:http, with write backpressure and upstream cancel on client disconnect. */
@@ -115,7 +124,8 @@ function writeStream(reader: ChunkReader, res: ServerResponse, status: number, h
     const { chunks } = ahead;
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     headers['content-length'] = body.byteLength;
-    res.writeHead(status, headers).end(body);
+    res.writeHead(status, headers);
+    atTurnEnd(endResponse, res, body);
     return undefined;
   }
   // The rest leaves with the headers in one write (node:http corks a response's writes for the

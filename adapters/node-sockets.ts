@@ -3,6 +3,7 @@ import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { connect as connectTls, createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import type { UpstreamFetch } from '../core/index.ts';
 import { createHttp1Fetch, type Http1ClientOptions, type Http1Settings, type Http1Socket, type Http1SocketEvents } from './http1-client.ts';
+import { atTurnEnd } from './turn-end.ts';
 import type { UpstreamTarget } from './upstream-target.ts';
 
 /**
@@ -86,20 +87,36 @@ function openNodeSocket(target: UpstreamTarget, events: Http1SocketEvents, tls: 
   });
 }
 
+/** A node:net socket whose writes wait for the turn's end (adapters/turn-end.ts). */
 class NodeSocket implements Http1Socket {
   #socket: Socket;
   #timed = false;
+  #unsent: Uint8Array[] | undefined;
 
   constructor(socket: Socket) {
     this.#socket = socket;
   }
 
   get writing(): boolean {
-    return this.#socket.writableLength > 0;
+    return this.#unsent !== undefined || this.#socket.writableLength > 0;
   }
 
   write(parts: Uint8Array[]): void {
+    const unsent = this.#unsent;
+    // A new array when one is already waiting: `parts` is the caller's (kept to send again).
+    if (unsent) {
+      this.#unsent = unsent.concat(parts);
+      return;
+    }
+    this.#unsent = parts;
+    atTurnEnd(writeUnsentOf, this, undefined);
+  }
+
+  writeUnsent(): void {
+    const parts = this.#unsent;
+    this.#unsent = undefined;
     const socket = this.#socket;
+    if (!parts || socket.destroyed) return;
     if (parts.length === 1) {
       socket.write(parts[0]!);
       return;
@@ -136,6 +153,11 @@ class NodeSocket implements Http1Socket {
   }
 
   destroy(): void {
+    this.#unsent = undefined;
     this.#socket.destroy();
   }
+}
+
+function writeUnsentOf(socket: NodeSocket): void {
+  socket.writeUnsent();
 }

@@ -58,6 +58,9 @@ describe.each(runtimes)('the HTTP/1.1 upstream client on $name', ({ command, arg
     // call whose client has already left never connects.
     expect(r.abort).toEqual({ failed: { name: 'AbortError', message: expect.any(String) }, closed: 1, alreadyFailed: { name: 'AbortError', message: expect.any(String) }, connectionsForAborted: 0 });
 
+    // Aborted within the turn that made it: its request never left (requests wait for the turn's end).
+    expect(r.abortedInTurn).toEqual({ first: '{"n":0}', failed: 'AbortError', seen: 1, next: '{"n":1}' });
+
     // No headers within headersTimeoutMs: a TimeoutError (what core maps to a 504), connection closed.
     expect(r.timeout.failed).toEqual({ name: 'TimeoutError', message: 'Upstream headers timed out after 150 ms' });
     expect(r.timeout.ms).toBeGreaterThanOrEqual(145);

@@ -221,6 +221,7 @@ describe('createUndiciFetch: an answer read through the dispatch handler', () =>
     let chunks = 0;
     let relayed: Promise<void> | undefined;
     let ended = false;
+    let endedAtOnce: boolean | undefined;
     const usage: unknown[] = [];
     const relay = await serve(async (req, res) => {
       tapSocketWrites(res, () => writes++);
@@ -237,9 +238,11 @@ describe('createUndiciFetch: an answer read through the dispatch handler', () =>
         },
       };
       const tapped = tapPassthroughUsage(counted, 'anthropic', (u) => usage.push(u));
-      // Written and ended synchronously: no relay promise is left for an answer that was whole.
+      // No relay promise is left for an answer that was whole: it is ended at the turn's end,
+      // with the turn's other writes (adapters/turn-end.ts), with no read in between.
       relayed = writeNodeReply(new Reply(200, { 'content-type': 'text/event-stream' }, tapped), res, req);
-      ended = res.writableEnded;
+      endedAtOnce = res.writableEnded;
+      setImmediate(() => (ended = res.writableEnded));
     });
     const got = await fetch(relay, { method: 'POST' });
     expect(await got.text()).toBe(events.join(''));
@@ -247,6 +250,7 @@ describe('createUndiciFetch: an answer read through the dispatch handler', () =>
     expect(got.headers.get('content-length')).toBe(String(events.join('').length));
     expect(got.headers.get('transfer-encoding')).toBeNull();
     expect(relayed).toBeUndefined();
+    expect(endedAtOnce).toBe(false);
     expect(ended).toBe(true);
     expect(chunks).toBeGreaterThan(1);
     expect(reads).toBe(0);
