@@ -70,7 +70,7 @@ export function writeBunResponse(reply: Reply | Response, written?: () => void):
  * the turn, so that one wake-up of their readers serves them all (adapters/turn-end.ts). A live
  * stream's Response goes at once, so its first chunk is never held.
  */
-function handOverAtTurnEnd(response: Response): Promise<Response> {
+export function handOverAtTurnEnd(response: Response): Promise<Response> {
   return new Promise((resolve) => atTurnEnd(handOver, resolve, response));
 }
 

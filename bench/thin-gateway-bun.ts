@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { readThinConfig, settleThin } from './lib/thin-gateway.ts';
 import { readAhead } from '../adapters/bun-read-ahead.ts';
+import { handOverAtTurnEnd } from '../adapters/bun-response.ts';
 import { createBunFetch } from '../adapters/bun-upstream.ts';
 import { joinBytes } from '../core/http/join-bytes.ts';
 import type { UpstreamResponse } from '../core/index.ts';
@@ -62,10 +63,11 @@ async function handle(request: Request): Promise<Response> {
   if (body.stream !== true) {
     const answer = await res.text();
     settleThin(id, key, route.model, res.status, answer, started);
-    return new Response(answer, { status: res.status, headers });
+    return handOverAtTurnEnd(new Response(answer, { status: res.status, headers }));
   }
-  // Relayed as Switchyard's Bun adapter relays: what is already here read ahead, a stream that
-  // ended within it sent as one body, any other chunk by chunk through a direct stream; usage is
+  // Relayed as Switchyard's Bun adapter relays: a whole answer handed over at the turn's end, what
+  // is already here read ahead, a stream that ended within it sent as one body (at the turn's end
+  // too), any other chunk by chunk through a direct stream; usage is
   // read from the first and the last chunk (message_start, message_delta).
   const reader = res.reader!();
   const ahead = await readAhead(reader);
@@ -73,7 +75,7 @@ async function handle(request: Request): Promise<Response> {
     const { chunks } = ahead;
     const seen = (chunks.length ? decoder.decode(chunks[0]) : '') + (chunks.length > 1 ? decoder.decode(chunks[chunks.length - 1]) : '');
     settleThin(id, key, route.model, res.status, seen, started);
-    return new Response(joinBytes(chunks, ahead.size) as BodyInit, { status: res.status, headers });
+    return handOverAtTurnEnd(new Response(joinBytes(chunks, ahead.size) as BodyInit, { status: res.status, headers }));
   }
   let head: Uint8Array | undefined;
   let tail: Uint8Array | undefined;
