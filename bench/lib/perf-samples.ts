@@ -91,6 +91,8 @@ export interface MainThreadProfile {
   byCaller: Map<string, number>;
   /** Samples with the function anywhere on their chain, counted once per sample. */
   inclusive: Map<string, number>;
+  /** Kernel samples by "system call: leaf ← its caller" (readKernelSite). */
+  kernel: Map<string, number>;
 }
 
 export interface Attribution {
@@ -103,7 +105,7 @@ const NO_JS = '(no JavaScript)';
 /** Sums samples taken in [from, to] seconds; the main thread is the one whose tid is `mainTid`. */
 export function createAttribution(window: { from: number; to: number; mainTid: number }): { add(sample: Sample): void; result(): Attribution } {
   const threads = new Map<string, number>();
-  const main: MainThreadProfile = { samples: 0, self: new Map(), byCaller: new Map(), inclusive: new Map() };
+  const main: MainThreadProfile = { samples: 0, self: new Map(), byCaller: new Map(), inclusive: new Map(), kernel: new Map() };
   const bump = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1);
   return {
     add(sample) {
@@ -113,6 +115,7 @@ export function createAttribution(window: { from: number; to: number; mainTid: n
       main.samples++;
       const kind = frameKind(sample.frames[0]!);
       bump(main.self, kind);
+      if (kind === 'kernel') bump(main.kernel, readKernelSite(sample.frames));
       let caller: string | undefined;
       const seen = new Set<string>();
       for (const frame of sample.frames) {
@@ -131,6 +134,25 @@ export function createAttribution(window: { from: number; to: number; mainTid: n
       return { threads: [...threads].map(([thread, samples]) => ({ thread, samples })).sort((a, b) => b.samples - a.samples), main };
     },
   };
+}
+
+/**
+ * Where a kernel sample landed: the system call it is under (or none: an interrupt, a page fault),
+ * the leaf and its caller. The caller is there because, sampled by a timer in a VM, time with
+ * interrupts masked lands on the unlock that unmasks them (`_raw_spin_unlock_irqrestore`), and
+ * only the caller says what it was (the thirty-ninth round's wake-ups: `sock_def_readable`).
+ */
+export function readKernelSite(frames: readonly Frame[]): string {
+  let call = '(no system call)';
+  for (const frame of frames) {
+    const match = /^__x64_sys_(\w+)$/.exec(frame.symbol);
+    if (match) {
+      call = match[1]!;
+      break;
+    }
+  }
+  const caller = frames[1] && frameKind(frames[1]) === 'kernel' ? ` ← ${frames[1].symbol}` : '';
+  return `${call}: ${frames[0]!.symbol}${caller}`;
 }
 
 /** Markdown tables; times as µs of CPU per request (samples ÷ frequency ÷ requests). */
@@ -166,6 +188,12 @@ export function attributionMarkdown(a: Attribution, opts: { frequency: number; r
     '| function | µs/request | share of main |',
     '|---|---:|---:|',
     ...rows(m.inclusive, m.samples),
+    '',
+    'Main thread, kernel samples by system call and where they landed (leaf ← its caller):',
+    '',
+    '| system call: kernel function | µs/request | share of main |',
+    '|---|---:|---:|',
+    ...rows(m.kernel, m.samples),
   ].join('\n');
 }
 

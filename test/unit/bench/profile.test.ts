@@ -131,9 +131,31 @@ describe('createAttribution', () => {
     });
     // runPassthrough twice on one chain (two tiers) counts once for that sample.
     expect(Object.fromEntries(r.main.inclusive)).toEqual({ spliceTopLevel: 1, runPassthrough: 2 });
+    expect(Object.fromEntries(r.main.kernel)).toEqual({ '(no system call): entry_SYSCALL_64_after_hwframe': 1 });
     const md = attributionMarkdown(r, { frequency: 1000, requests: 10, top: 5 });
     expect(md).toContain('| bun (main) | 300.0 | 75.0% |');
     expect(md).toContain('| runPassthrough | 200.0 | 66.7% |');
+    expect(md).toContain('| (no system call): entry_SYSCALL_64_after_hwframe | 100.0 | 33.3% |');
+  });
+
+  it("names a kernel sample's system call, its leaf and the leaf's caller (a wake-up charged to the unlock)", () => {
+    const a = createAttribution({ from: 10, to: 11, mainTid: 100 });
+    const wake = [
+      'bun  100  10.100000: ',
+      '\tffffffff81a00001 _raw_spin_unlock_irqrestore ([kernel.kallsyms])',
+      '\tffffffff81a00002 sock_def_readable ([kernel.kallsyms])',
+      '\tffffffff81a00003 tcp_rcv_established ([kernel.kallsyms])',
+      '\tffffffff81a00004 __x64_sys_sendto ([kernel.kallsyms])',
+      '\tffffffff81a00005 do_syscall_64 ([kernel.kallsyms])',
+      '\t           d4ad7 __send (/usr/lib/x86_64-linux-gnu/libc.so.6)',
+      '',
+    ];
+    for (const s of samples([...wake, ...wake, 'bun  100  10.200000: ', '\tffffffff81a00009 clear_page_erms ([kernel.kallsyms])', '\t         1b00000 [unknown] (/work/node_modules/bun/bin/bun.exe)', ''])) a.add(s);
+    expect(Object.fromEntries(a.result().main.kernel)).toEqual({
+      'sendto: _raw_spin_unlock_irqrestore ← sock_def_readable': 2,
+      // A page fault under runtime code: no system call, and the caller is not the kernel's.
+      '(no system call): clear_page_erms': 1,
+    });
   });
 });
 
