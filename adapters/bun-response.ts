@@ -8,9 +8,9 @@ import { atTurnEnd } from './turn-end.ts';
  * which write each chunk straight to the socket (no queue and no pull promise per chunk, as
  * a default ReadableStream has); everything else is core's own conversion. A Reply that is whole
  * (not streamed, or a stream that has already ended) goes to Bun at the turn's end, with the
- * turn's other writes. `written` is called once the answer is in Bun's hands whole: after the
- * last chunk of a streamed Reply (before the stream closes: Bun ignores a request's settings
- * after that), at once for anything else.
+ * turn's other writes. `written` is called once nothing of the answer is left to relay: after
+ * the last chunk of a streamed Reply (before the stream closes: Bun ignores a request's settings
+ * after that), at once for anything else (a whole answer, which Bun has by the turn's end).
  */
 export function writeBunResponse(reply: Reply | Response, written?: () => void): Response | Promise<Response> {
   if (!(reply instanceof Reply)) {
