@@ -6,9 +6,9 @@
  * handled, a write comes a request's work after the last one, by when the reader has gone back to
  * sleep, so nearly every write paid a wake-up: on the benchmark's two cores, 22% of the Bun
  * gateway's samples under perf were those wake-ups (`sock_def_readable` under `sendto`). Made
- * back to back at the turn's end, one wake-up serves them all. The delay is bounded by the turn's own work, never
- * by a timer, and only whole answers and request heads wait: a live stream's chunks do not.
- * (docs/performance-rounds.md, thirty-ninth round.)
+ * back to back at the turn's end, one wake-up serves them all. The delay is bounded by the
+ * turn's own work, never by a timer, and only upstream requests and whole answers wait: a live
+ * stream's chunks do not. (docs/performance-rounds.md, thirty-ninth round.)
  *
  * A job must not throw: one that does is logged, and the others still run.
  */
