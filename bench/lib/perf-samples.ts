@@ -144,12 +144,13 @@ export function createAttribution(window: { from: number; to: number; mainTid: n
  */
 export function readKernelSite(frames: readonly Frame[]): string {
   let call = '(no system call)';
-  for (const frame of frames) {
-    const match = /^__x64_sys_(\w+)$/.exec(frame.symbol);
-    if (match) {
-      call = match[1]!;
-      break;
-    }
+  // The system call is the frame the kernel's dispatch called: `__x64_sys_sendto`, or where the
+  // wrapper is inlined `do_writev` or `ksys_read`, named without those prefixes.
+  for (let i = 1; i < frames.length; i++) {
+    const symbol = frames[i]!.symbol;
+    if (symbol !== 'do_syscall_64' && symbol !== 'x64_sys_call') continue;
+    call = frames[i - 1]!.symbol.replace(/^(?:__x64_sys_|__sys_|ksys_|do_)/, '');
+    break;
   }
   const caller = frames[1] && frameKind(frames[1]) === 'kernel' ? ` ← ${frames[1].symbol}` : '';
   return `${call}: ${frames[0]!.symbol}${caller}`;

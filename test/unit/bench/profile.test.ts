@@ -150,9 +150,12 @@ describe('createAttribution', () => {
       '\t           d4ad7 __send (/usr/lib/x86_64-linux-gnu/libc.so.6)',
       '',
     ];
-    for (const s of samples([...wake, ...wake, 'bun  100  10.200000: ', '\tffffffff81a00009 clear_page_erms ([kernel.kallsyms])', '\t         1b00000 [unknown] (/work/node_modules/bun/bin/bun.exe)', ''])) a.add(s);
+    // Node's writev, whose wrapper the kernel inlined: the call is the frame do_syscall_64 called.
+    const writev = ['node  100  10.300000: ', '\tffffffff81a00001 _raw_spin_unlock_irqrestore ([kernel.kallsyms])', '\tffffffff81a00002 sock_def_readable ([kernel.kallsyms])', '\tffffffff81a00006 do_softirq.part.0 ([kernel.kallsyms])', '\tffffffff81a00007 do_writev ([kernel.kallsyms])', '\tffffffff81a00005 do_syscall_64 ([kernel.kallsyms])', ''];
+    for (const s of samples([...wake, ...wake, 'bun  100  10.200000: ', '\tffffffff81a00009 clear_page_erms ([kernel.kallsyms])', '\t         1b00000 [unknown] (/work/node_modules/bun/bin/bun.exe)', '', ...writev])) a.add(s);
     expect(Object.fromEntries(a.result().main.kernel)).toEqual({
       'sendto: _raw_spin_unlock_irqrestore ← sock_def_readable': 2,
+      'writev: _raw_spin_unlock_irqrestore ← sock_def_readable': 1,
       // A page fault under runtime code: no system call, and the caller is not the kernel's.
       '(no system call): clear_page_erms': 1,
     });
