@@ -11,8 +11,11 @@ import { atTurnEnd } from './turn-end.ts';
  * turn's other writes. `written` is called once nothing of the answer is left to relay: after
  * the last chunk of a streamed Reply (before the stream closes: Bun ignores a request's settings
  * after that), at once for anything else (a whole answer, which Bun has by the turn's end).
+ * `handOver`: how a whole answer goes to Bun; bench:core's probe hands it over at once, so that it
+ * times the path and not an event-loop turn per request, which the server shares among a turn's
+ * requests.
  */
-export function writeBunResponse(reply: Reply | Response, written?: () => void): Response | Promise<Response> {
+export function writeBunResponse(reply: Reply | Response, written?: () => void, handOver: (response: Response) => Response | Promise<Response> = handOverAtTurnEnd): Response | Promise<Response> {
   if (!(reply instanceof Reply)) {
     written?.();
     return replyToResponse(reply);
@@ -20,7 +23,7 @@ export function writeBunResponse(reply: Reply | Response, written?: () => void):
   const body = reply.body;
   if (!reply.streaming || body === null || typeof body === 'string' || body instanceof Uint8Array) {
     written?.();
-    return handOverAtTurnEnd(replyToResponse(reply));
+    return handOver(replyToResponse(reply));
   }
   const reader: ChunkReader = body instanceof ReadableStream ? body.getReader() : body;
   // What the reader already holds, taken without a read: an answer that came whole with the
@@ -28,7 +31,7 @@ export function writeBunResponse(reply: Reply | Response, written?: () => void):
   const taken = reader.readBuffered?.();
   if (taken?.done) {
     written?.();
-    return handOverAtTurnEnd(new Response(joinChunks(taken.chunks) as BodyInit, { status: reply.status, headers: reply.headers }));
+    return handOver(new Response(joinChunks(taken.chunks) as BodyInit, { status: reply.status, headers: reply.headers }));
   }
   return readAhead(reader, taken?.chunks).then((ahead) => {
     // A stream that ended within the read-ahead (a short answer, a fast upstream) is one body:

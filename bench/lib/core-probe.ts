@@ -143,6 +143,7 @@ const onBun = 'Bun' in globalThis;
 // Bun writes core's replies through the Bun adapter's own writer (direct streams), and gives core
 // the client's signal as its Bun.serve handler does.
 const writeBunResponse = onBun ? (await import('../../adapters/bun-response.ts')).writeBunResponse : undefined;
+const handOverAtOnce = (whole: Response) => whole;
 const watchBunClient = onBun ? (await import('../../adapters/bun-client-watch.ts')).createBunClientWatch() : undefined;
 let logBytes = 0;
 const gateway = await startGateway({
@@ -203,7 +204,9 @@ for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(','
     if (onBun) {
       const request = new Request(url, { method: init.method, headers: bunHeaders, ...(body && { body }) });
       const client = watchBunClient!(request);
-      const response = await writeBunResponse!(await gateway.reply(request), () => client.settle());
+      // Handed over at once, not at the turn's end: one request at a time here, a turn per request
+      // would be timed and counted, where the server shares one among all of a turn's requests.
+      const response = await writeBunResponse!(await gateway.reply(request), () => client.settle(), handOverAtOnce);
       const answer = await response.arrayBuffer();
       if (response.status !== 200) throw new Error(`core probe: ${scenario.name} answered ${response.status}: ${new TextDecoder().decode(answer)}`);
       return answer.byteLength;
