@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import process from 'node:process';
-import { buildDefaultConfig, createGateway, readConfig, type Gateway, type GatewayConfig, type GatewayOptions } from '../core/index.ts';
+import { buildDefaultConfig, createGateway, readConfig, type AccessLogEntry, type Gateway, type GatewayConfig, type GatewayOptions } from '../core/index.ts';
 import { createLogWriter } from './log-writer.ts';
 import { openStorage } from './storage/open-storage.ts';
 
@@ -16,6 +16,8 @@ export interface StartupOptions extends Omit<GatewayOptions, 'env'> {
   defaultStorage?: boolean;
   /** Where start-up messages go (never the access log). */
   say?: (line: string) => void;
+  /** How the access log's default writer makes a line of an entry (see createLogWriter). */
+  writeLogLine?: (entry: AccessLogEntry) => string;
 }
 
 export interface StartedGateway extends Gateway {
@@ -48,8 +50,8 @@ export async function startGateway(options: StartupOptions = {}): Promise<Starte
     say('switchyard: no --config or SWITCHYARD_CONFIG; configuration built from environment variables');
   }
   const storage = config.storage || options.defaultStorage !== false ? await openStorage(config) : undefined;
-  const { argv: _argv, env: _env, configJson: _json, defaultStorage: _default, say: _say, ...gatewayOptions } = options;
-  const logWriter = gatewayOptions.log ? undefined : createLogWriter();
+  const { argv: _argv, env: _env, configJson: _json, defaultStorage: _default, say: _say, writeLogLine, ...gatewayOptions } = options;
+  const logWriter = gatewayOptions.log ? undefined : createLogWriter(undefined, writeLogLine);
   const gateway = createGateway(config, {
     ...(logWriter && { log: logWriter.log }),
     ...gatewayOptions,

@@ -22,15 +22,18 @@ export interface SpawnedGateway {
   url: string;
   /** Everything the process wrote to stderr so far (start-up messages, errors). */
   stderr(): string;
+  /** What it wrote to stdout so far (the access log), when spawned with `{ stdout: true }`. */
+  stdout(): string;
   close(): Promise<void>;
 }
 
 /**
  * Starts a gateway in another runtime with `config` written to a temporary SWITCHYARD_CONFIG and
  * PORT=0 (the adapters print the port they got), and resolves once it says it is listening.
- * `env` adds to the environment (the benchmark's bare proxies take UPSTREAM).
+ * `env` adds to the environment (the benchmark's bare proxies take UPSTREAM); `stdout` keeps what
+ * the process writes there (otherwise dropped).
  */
-export async function spawnGateway(command: string, args: string[], config: GatewayConfigInput, timeoutMs = 45_000, env: Record<string, string> = {}): Promise<SpawnedGateway> {
+export async function spawnGateway(command: string, args: string[], config: GatewayConfigInput, timeoutMs = 45_000, env: Record<string, string> = {}, options: { stdout?: boolean } = {}): Promise<SpawnedGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-runtime-'));
   const configPath = join(dir, 'switchyard.json');
   // Each runtime also runs its own SQLite driver (bun:sqlite, node:sqlite) under the suite.
@@ -38,10 +41,13 @@ export async function spawnGateway(command: string, args: string[], config: Gate
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SWITCHYARD_CONFIG: configPath, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1', ...env },
-    // stdout carries one access-log line per request: not needed here.
-    stdio: ['ignore', 'ignore', 'pipe'],
+    // stdout carries one access-log line per request: kept only when asked for.
+    stdio: ['ignore', options.stdout ? 'pipe' : 'ignore', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
+  child.stdout?.setEncoding('utf8');
+  child.stdout?.on('data', (text: string) => void (stdout += text));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const close = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -73,7 +79,7 @@ export async function spawnGateway(command: string, args: string[], config: Gate
         reject(new Error(`${command} exited with ${code} before listening:\n${stderr}`));
       });
     });
-    return { url, stderr: () => stderr, close };
+    return { url, stderr: () => stderr, stdout: () => stdout, close };
   } catch (err) {
     await close();
     throw err;

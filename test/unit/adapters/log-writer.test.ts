@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogWriter } from '../../../adapters/log-writer.ts';
-import type { AccessLogEntry } from '../../../core/index.ts';
+import { createLogWriter, writeAccessLogLineNative } from '../../../adapters/log-writer.ts';
+import { writeAccessLogLine, type AccessLogEntry } from '../../../core/index.ts';
 
 const entry = (i: number): AccessLogEntry => ({ time: '2026-11-27T20:00:00.000Z', id: `req_${i}`, method: 'POST', path: '/api/anthropic/v1/messages', status: 200, ms: 1.5, key: 'me', model: 'claude', provider: 'anthropic', error: undefined });
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -33,5 +33,23 @@ describe('createLogWriter', () => {
     expect(writes.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line).id)).toEqual(Array.from({ length: 300 }, (_, i) => `req_${i}`));
     await turn();
     expect(writes).toHaveLength(2);
+  });
+
+  it('makes each line with the writer it is given', async () => {
+    const writes: string[] = [];
+    const writer = createLogWriter((text) => writes.push(text), (e) => `#${e.id}`);
+    writer.log(entry(1));
+    writer.log(entry(2));
+    await turn();
+    expect(writes).toEqual(['#req_1\n#req_2\n']);
+  });
+});
+
+describe('writeAccessLogLineNative', () => {
+  it('writes the line writeAccessLogLine writes, escapes, undefined members and non-finite numbers included', () => {
+    const odd = ['quote " and \\', 'new\nline \u0000', 'lone \ud800', 'é 😀 \u2028'];
+    const entries: AccessLogEntry[] = [entry(0), { ...entry(1), key: undefined, model: undefined, provider: undefined, error: 'Missing API key', ms: Number.NaN }];
+    for (const text of odd) entries.push({ ...entry(2), path: text, error: text, model: text });
+    for (const e of entries) expect(writeAccessLogLineNative(e)).toBe(writeAccessLogLine(e));
   });
 });
