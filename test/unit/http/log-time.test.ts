@@ -19,4 +19,12 @@ describe('writeLogTime', () => {
     // A clock that steps back is followed too.
     expect(writeLogTime(base - 995)).toBe('2026-11-27T11:59:59.005Z');
   });
+
+  it('gives the same string for calls in the same millisecond, and a fresh one after', () => {
+    const base = Date.UTC(2026, 10, 30, 0, 0, 0);
+    expect(writeLogTime(base + 7)).toBe('2026-11-30T00:00:00.007Z');
+    expect(writeLogTime(base + 7)).toBe('2026-11-30T00:00:00.007Z');
+    expect(writeLogTime(base + 8)).toBe('2026-11-30T00:00:00.008Z');
+    expect(writeLogTime(base + 7)).toBe('2026-11-30T00:00:00.007Z');
+  });
 });
