@@ -48,8 +48,9 @@ export function createLogWriter(
  * The line writeAccessLogLine makes, from the engine's own serialiser. On Bun it is the cheaper
  * of the two: JavaScriptCore writes a plain object's JSON into one flat string, where the
  * template's pieces are joined as ropes that the write then flattens, and each escape test is a
- * regular expression run (32-entry batches: ~0.6 against ~1.2 µs per line; `npm run bench:ab
- * -- --runtime bun`, docs/performance-rounds.md, fortieth round). On V8 the template wins.
+ * regular expression run: ~0.6 against ~1.2 µs per line in a loop over 32-entry batches, and 0.991
+ * of the JSON passthrough's CPU per request in same-build pairs (`npm run bench:ab -- --runtime
+ * bun`; docs/performance-rounds.md, fortieth round). On V8 the template wins.
  */
 export function writeAccessLogLineNative(entry: AccessLogEntry): string {
   return JSON.stringify(entry);
