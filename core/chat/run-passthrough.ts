@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
 import { isPromise } from '../maybe-promise.ts';
-import { copyResponseHeaders } from '../http/proxy-headers.ts';
+import { readRelayedHeaders } from '../http/relayed-headers.ts';
 import { peekStream } from '../http/peek-stream.ts';
 import { Reply } from '../http/reply.ts';
 import { withRequestId } from '../http/respond.ts';
@@ -12,8 +12,9 @@ import { mapSendError, startUpstream, timeoutFor } from './send-upstream.ts';
 /**
  * Same-family fast path: forwards the client's body (model rewritten) and relays the upstream
  * answer. A stream is relayed as it arrives; a JSON answer is read whole and sent in one write
- * (it is not a stream, and one write with a length is cheaper than relaying pieces). Only headers
- * are rebuilt: hop-by-hop and encoding headers are dropped and our request id is added. Errors
+ * (it is not a stream, and one write with a length is cheaper than relaying pieces). Headers are
+ * rebuilt: the upstream's content type, our request id and, on streams, what translated streams
+ * carry too (see readRelayedHeaders for why nothing else of the upstream's). Errors
  * are mapped like any other upstream error, so upstream internals never reach the client raw.
  * `lastUse`: no later route will read the client's body, which can then go once the request is
  * written (see JsonBody.drop).
@@ -32,11 +33,14 @@ export async function runPassthrough(ctx: RequestContext, upstream: Upstream, pa
     throw mapSendError(ctx, target.provider, timeoutMs, err);
   }
   if (!res.ok) throw await readUpstreamError(upstream, res);
-  const headers = withRequestId(ctx, copyResponseHeaders(res.headers));
+  const headers = withRequestId(ctx, readRelayedHeaders(res.headers));
   const streamed = call.stream || call.action === 'streamGenerateContent';
   // Marks every streamed answer, SSE or Gemini's JSON array (which is application/json), so that
   // nothing between here and the client (adapters, nginx) holds it back.
-  if (streamed) headers['x-accel-buffering'] = 'no';
+  if (streamed) {
+    headers['cache-control'] = 'no-cache';
+    headers['x-accel-buffering'] = 'no';
+  }
   if (!pass.readBody) {
     if (streamed) return new Reply(res.status, headers, res.reader?.() ?? res.body);
     try {

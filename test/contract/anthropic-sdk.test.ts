@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, sseChunks, type FakeHandler, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
 import { loadFixture, loadJsonFixture } from '../helpers/streams.ts';
+import { readAnswerHeaderNames } from '../helpers/answer-headers.ts';
 import { KEEP_OBJECT_BYTES } from '../../core/http/json-body.ts';
 
 type AnyClient = InstanceType<typeof Anthropic1>;
@@ -71,6 +72,26 @@ describe.each(SDKS)('%s', (_name, Client, version) => {
       expect(seen.headers.authorization).toBeUndefined();
       expect(seen.headers['anthropic-version']).toBe(version);
       expect(JSON.stringify(seen.headers)).not.toContain(TEST_KEY);
+    });
+
+    it("a relayed answer keeps only the upstream's content type: its account, rate-limit and infrastructure headers stay behind", async () => {
+      const upstreamHeaders = loadJsonFixture<Record<string, string>>('anthropic/upstream-response-headers.json');
+      anthropic.reply(() => ({ body: loadJsonFixture('anthropic/upstream-message.json'), headers: upstreamHeaders }));
+      const { data, response } = await client().messages.create({ model: CLAUDE, max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      expect(data.stop_reason).toBe('tool_use');
+      const id = response.headers.get('request-id');
+      expect(id).toMatch(/\S/);
+      expect(id).not.toBe(upstreamHeaders['request-id']);
+      expect((data as unknown as { _request_id?: string })._request_id).toBe(id);
+      expect(readAnswerHeaderNames(response.headers)).toEqual(['content-type', 'request-id', 'x-request-id']);
+      expect(response.headers.get('content-type')).toBe('application/json');
+
+      anthropic.reply(() => ({ chunks: sseChunks(loadFixture('anthropic/upstream-thinking-tool.sse')), headers: upstreamHeaders }));
+      const streamed = await client().messages.create({ model: CLAUDE, max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }], stream: true }).withResponse();
+      for await (const _event of streamed.data);
+      expect(readAnswerHeaderNames(streamed.response.headers)).toEqual(['cache-control', 'content-type', 'request-id', 'x-accel-buffering', 'x-request-id']);
+      expect(streamed.response.headers.get('content-type')).toBe('text/event-stream');
+      expect(streamed.response.headers.get('cache-control')).toBe('no-cache');
     });
 
     it("a coding agent's long context (past the size whose parse is let go) goes up as the SDK's own bytes, only the model spliced in", async () => {

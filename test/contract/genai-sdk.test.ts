@@ -4,6 +4,7 @@ import { startFakeUpstream, sseChunks, type FakeHandler, type FakeReply, type Fa
 import { KEEP_OBJECT_BYTES } from '../../core/http/json-body.ts';
 import { startTestGateway, testConfig, TEST_KEY, type RunningGateway } from '../helpers/gateway.ts';
 import { loadFixture, loadJsonFixture } from '../helpers/streams.ts';
+import { readAnswerHeaderNames } from '../helpers/answer-headers.ts';
 
 /**
  * The official @google/genai client against the Gemini-style front door, with three kinds of
@@ -149,6 +150,21 @@ describe('Gemini model: the client body goes upstream untouched', () => {
     expect(seen.url).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
     expect(seen.json).toEqual(expectedBody);
     expectUpstreamAuth(seen.headers, 'x-goog-api-key', GEMINI_UPSTREAM_KEY);
+  });
+
+  it("a relayed answer keeps only the upstream's content type, streamed or not", async () => {
+    const upstreamHeaders = loadJsonFixture<Record<string, string>>('gemini/upstream-response-headers.json');
+    gemini.reply(() => ({ ...json('gemini-text.json'), headers: upstreamHeaders }));
+    const response = await ai.models.generateContent(request as never);
+    expect(response.text).toBe('Paris is the capital of France.');
+    expect(readAnswerHeaderNames(response.sdkHttpResponse!.headers!)).toEqual(['content-type', 'request-id', 'x-request-id']);
+    expect(response.sdkHttpResponse!.headers!['content-type']).toBe('application/json');
+
+    gemini.reply(() => ({ ...sse('gemini-text.sse'), headers: upstreamHeaders }));
+    const chunks = await drain(await ai.models.generateContentStream(request as never));
+    expect(chunks.map((c) => c.text).join('')).toBe('The capital of France is Paris.');
+    expect(readAnswerHeaderNames(chunks[0]!.sdkHttpResponse!.headers!)).toEqual(['cache-control', 'content-type', 'request-id', 'x-accel-buffering', 'x-request-id']);
+    expect(chunks[0]!.sdkHttpResponse!.headers!['content-type']).toBe('text/event-stream');
   });
 
   it('chats: two streamed turns, the second request carries the first turn as the SDK stored it', async () => {

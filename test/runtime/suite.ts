@@ -5,6 +5,7 @@ import { KEEP_OBJECT_BYTES } from '../../core/http/json-body.ts';
 import { readConfig, type GatewayConfigInput, type GatewayOptions } from '../../core/index.ts';
 import { sseChunks, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { TEST_KEY, testConfig } from '../helpers/gateway.ts';
+import { loadJsonFixture } from '../helpers/streams.ts';
 
 /**
  * Small enough that the 413 case stays cheap on every transport, and above KEEP_OBJECT_BYTES so
@@ -175,11 +176,16 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       expect(await res.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) } });
     });
 
-    it('POST /v1/messages relays the upstream message', async () => {
-      opts.upstream().reply(() => ({ body: MESSAGE }));
+    it("POST /v1/messages relays the upstream message, with none of the upstream's own headers but its content type", async () => {
+      const upstreamHeaders = loadJsonFixture<Record<string, string>>('anthropic/upstream-response-headers.json');
+      opts.upstream().reply(() => ({ body: MESSAGE, headers: upstreamHeaders }));
       const res = await messages(ask());
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual(MESSAGE);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(res.headers.get('request-id')).toMatch(/\S/);
+      expect(res.headers.get('request-id')).not.toBe(upstreamHeaders['request-id']);
+      expect(Object.keys(upstreamHeaders).filter((name) => name !== 'request-id' && res.headers.has(name))).toEqual([]);
     });
 
     it("the client's bytes go upstream as they came, only the model spliced in (text in one- to four-byte UTF-8)", async () => {
