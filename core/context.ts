@@ -4,7 +4,7 @@ import type { Catalog } from './catalog.ts';
 import type { GatewayConfig } from './config.ts';
 import type { Family } from './families/family.ts';
 import type { ClientSignal } from './http/client-signal.ts';
-import { readQueryText } from './http/request-url.ts';
+import { readPlainQueryValue, readQueryText } from './http/request-url.ts';
 import type { KeyRecord, KeyVerifier } from './keys.ts';
 import type { Upstream, UpstreamFetch } from './upstreams/types.ts';
 
@@ -50,6 +50,8 @@ export interface RequestContext {
   readonly path: string;
   /** Its query, as `url.searchParams` would give it, without parsing the rest of the URL. */
   readonly query: URLSearchParams;
+  /** One query parameter, as `query.get(name)` gives it, read from the text where that is plain. */
+  queryValue(name: string): string | null;
   readonly family: Family;
   /** The caller's abort signal: passed to every upstream call so a disconnect cancels it. */
   readonly signal: ClientSignal;
@@ -98,5 +100,12 @@ export class Context implements RequestContext {
     if (this.#url) return (this.#query = this.#url.searchParams);
     const text = readQueryText(this.href);
     return (this.#query = text === undefined ? this.url.searchParams : new URLSearchParams(text));
+  }
+
+  queryValue(name: string): string | null {
+    if (this.#query || this.#url) return this.query.get(name);
+    const text = readQueryText(this.href);
+    const value = text === undefined ? undefined : readPlainQueryValue(text, name);
+    return value === undefined ? this.query.get(name) : value;
   }
 }

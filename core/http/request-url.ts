@@ -58,3 +58,24 @@ export function readQueryText(url: string): string | undefined {
 }
 
 const NOT_PRINTABLE_ASCII = /[^\u0021-\u007e]/;
+
+/**
+ * The first value of `name` in a query's text (as readQueryText gives it), as
+ * `new URLSearchParams(text).get(name)` reads it, without building the parameters: on Bun that
+ * costs ~0.35 µs, for the one parameter (`alt`) a Gemini stream reads. Undefined where only the
+ * parser reads it right: text with an escape or a "+" (a space), which it decodes.
+ */
+export function readPlainQueryValue(text: string, name: string): string | null | undefined {
+  if (text.includes('%') || text.includes('+')) return undefined;
+  const length = text.length;
+  let at = text.startsWith('?') ? 1 : 0;
+  while (at < length) {
+    let end = text.indexOf('&', at);
+    if (end < 0) end = length;
+    let equals = text.indexOf('=', at);
+    if (equals < 0 || equals > end) equals = end;
+    if (equals - at === name.length && text.startsWith(name, at)) return equals === end ? '' : text.slice(equals + 1, end);
+    at = end + 1;
+  }
+  return null;
+}

@@ -58,7 +58,7 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Reply
   // Only `body` may keep the parsed object from here (a passthrough lets a large one go: see JsonBody).
   const maxOutputTokens = readGenerateContentHead(body.head).generationConfig?.maxOutputTokens;
   const stream = action === 'streamGenerateContent';
-  const sse = stream && ctx.query.get('alt') === 'sse';
+  const sse = stream && ctx.queryValue('alt') === 'sse';
   const warnings: string[] = [];
   const outcome = await runChat({
     ctx,
@@ -115,8 +115,11 @@ function naming(ctx: RequestContext) {
 }
 
 function readTarget(req: IRequestStrict): string {
+  const target = req.params.target ?? '';
+  // decodeURIComponent costs ~0.25 µs on Bun even when there is nothing to decode.
+  if (!target.includes('%')) return target;
   try {
-    return decodeURIComponent(req.params.target ?? '');
+    return decodeURIComponent(target);
   } catch {
     throw new GatewayError('not_found', 'The model name in the path is not valid');
   }

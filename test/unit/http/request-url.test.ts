@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readPlainPath, readQueryText } from '../../../core/http/request-url.ts';
+import { readPlainPath, readPlainQueryValue, readQueryText } from '../../../core/http/request-url.ts';
 import { seededInts } from '../../helpers/seeded.ts';
 
 /** What the parser says: the path, or undefined where it refuses the URL. */
@@ -68,5 +68,30 @@ describe('readQueryText', () => {
     }
     expect([...new URLSearchParams(readQueryText('http://h/v1beta/models/m:streamGenerateContent?alt=sse&key=k'))]).toEqual([['alt', 'sse'], ['key', 'k']]);
     expect(readQueryText('http://h/p?a=1\tb')).toBeUndefined();
+  });
+});
+
+describe('readPlainQueryValue', () => {
+  it('gives what URLSearchParams.get gives, or leaves it to the parser (differential, seeded)', () => {
+    const pieces = ['&', '=', 'a', 'alt', 'sse', 'key', '+', '%20', '%61lt', '?', ';', 'x', '=='];
+    const names = ['alt', 'key', 'a', ''];
+    const next = seededInts(13);
+    let read = 0;
+    for (let i = 0; i < 20_000; i++) {
+      let text = next(2) ? '?' : '';
+      const length = next(8);
+      for (let j = 0; j < length; j++) text += pieces[next(pieces.length)];
+      const name = names[next(names.length)]!;
+      const value = readPlainQueryValue(text, name);
+      if (value === undefined) continue;
+      read++;
+      expect(value, `${text} ${name}`).toBe(new URLSearchParams(text).get(name));
+    }
+    expect(read).toBeGreaterThan(10_000);
+    expect(readPlainQueryValue('?alt=sse', 'alt')).toBe('sse');
+    expect(readPlainQueryValue('?key=k&alt=sse&alt=json', 'alt')).toBe('sse');
+    expect(readPlainQueryValue('?alt', 'alt')).toBe('');
+    expect(readPlainQueryValue('', 'alt')).toBeNull();
+    expect(readPlainQueryValue('?alt=%73se', 'alt')).toBeUndefined();
   });
 });

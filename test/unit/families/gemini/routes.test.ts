@@ -152,6 +152,22 @@ describe('Gemini routes', () => {
     expect(chunks[2].candidates[0].finishReason).toBe('STOP');
   });
 
+  it('reads the model in the path and ?alt as a URL parser would, escaped or plain', async () => {
+    fake.events = textEvents;
+    for (const path of ['/models/claude-x:streamGenerateContent?key=k&alt=sse', '/models/claude%2Dx:streamGenerateContent?alt=%73se', '/models/claude-x%3AstreamGenerateContent?alt=sse&alt=json']) {
+      const res = await call(path, hi);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type'), path).toBe('text/event-stream; charset=utf-8');
+      await res.text();
+    }
+    for (const path of ['/models/claude-x:streamGenerateContent?alt=sse+', '/models/claude-x:streamGenerateContent?xalt=sse', '/models/claude-x:streamGenerateContent?alt']) {
+      const res = await call(path, hi);
+      expect(res.headers.get('content-type'), path).toBe('application/json; charset=UTF-8');
+      await res.text();
+    }
+    expect((await call('/models/claude-x%ZZ:generateContent', hi)).status).toBe(404);
+  });
+
   it('passes a Gemini route through, keeping the client framing', async () => {
     const res = await call('/models/models/gemini-2.5-flash:generateContent', { ...hi, labels: { a: 'b' } });
     expect(await res.json()).toMatchObject({ candidates: [{ content: { parts: [{ text: 'from gemini' }] } }] });
