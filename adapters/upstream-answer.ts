@@ -151,6 +151,13 @@ export class QueuedAnswer implements UpstreamResponse {
     return this.#take();
   }
 
+  takeWhole(): Buffer | undefined {
+    if (!this.#queue || this.#taken) return undefined;
+    const whole = this.#queue.takeWhole();
+    if (whole) this.#taken = true;
+    return whole;
+  }
+
   json(): Promise<unknown> {
     return this.text().then(parseJson);
   }

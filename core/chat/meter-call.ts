@@ -6,7 +6,7 @@ import { Reply, readerOfBody } from '../http/reply.ts';
 import type { SourceFamily, Usage } from '../ir.ts';
 import type { MaybePromise } from '../maybe-promise.ts';
 import type { ChatOutcome } from './run-chat.ts';
-import { readPassthroughUsage, tapPassthroughUsage } from './read-passthrough-usage.ts';
+import { readPassthroughUsage, readStreamUsage, tapPassthroughUsage } from './read-passthrough-usage.ts';
 
 /** What admission reserves before any route is tried. */
 export interface AdmissionHint {
@@ -54,7 +54,9 @@ export function meterOutcome(ctx: RequestContext, outcome: ChatOutcome, reservat
   const ttfbMs = performance.now() - ctx.started;
   const { body } = reply;
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
-    settleReply(ctx, reservation, outcome, ttfbMs, body === null ? undefined : readPassthroughUsage(body, family), false);
+    // A relayed stream that came whole is read as the tap reads a stream; a JSON answer as JSON.
+    const usage = body === null ? undefined : reply.streaming ? readStreamUsage(body, family) : readPassthroughUsage(body, family);
+    settleReply(ctx, reservation, outcome, ttfbMs, usage, false);
     return outcome;
   }
   const tapped = tapPassthroughUsage(readerOfBody(body), family, (usage, aborted) => settleReply(ctx, reservation, outcome, ttfbMs, usage, aborted));

@@ -65,6 +65,29 @@ export function readPassthroughUsage(body: string | Uint8Array, family: SourceFa
 const encoder = new TextEncoder();
 
 /**
+ * A whole relayed stream's usage, read as the tap reads a stream that came in one chunk: the head
+ * event's counters (Anthropic's message_start) and the tail's from its last usage object on.
+ */
+export function readStreamUsage(body: string | Uint8Array, family: SourceFamily): Usage | undefined {
+  const seen: Partial<Record<keyof Usage, number>> = {};
+  const bytes = typeof body === 'string' ? encoder.encode(body) : body;
+  const counters = COUNTERS[family];
+  const headLimit = HEAD_BYTES[family];
+  if (headLimit > 0) {
+    const end = endOfHeadEvent(bytes, family);
+    if (end >= 0) readHeadEvent(bytes, end, family, seen);
+    else if (bytes.length <= headLimit) {
+      readUsageCounters(bytes, 0, bytes.length, counters, seen);
+      return toUsage(family, seen);
+    } else readHead(bytes.subarray(0, headLimit), family, seen);
+  }
+  const from = Math.max(0, bytes.length - TAIL_BYTES);
+  const mark = lastIndexOfBytes(bytes, TAIL_MARK[family], from);
+  readUsageCounters(bytes, mark < 0 ? from : mark, bytes.length, counters, seen);
+  return toUsage(family, seen);
+}
+
+/**
  * Relays `body` unchanged and reports the usage it carried when it ends (`aborted` false) or the
  * client goes away (`aborted` true, with what was seen so far). A reader around a reader: no
  * stream object and no extra promise hop per chunk on the fast path.

@@ -42,7 +42,9 @@ export async function runPassthrough(ctx: RequestContext, upstream: Upstream, pa
     headers['x-accel-buffering'] = 'no';
   }
   if (!pass.readBody) {
-    if (streamed) return new Reply(res.status, headers, res.reader?.() ?? res.body);
+    // A stream that has already ended (a short answer) goes on as its bytes: no reader, no usage
+    // tap around it, and the adapter writes it whole.
+    if (streamed) return new Reply(res.status, headers, res.takeWhole?.() ?? res.reader?.() ?? res.body);
     try {
       return new Reply(res.status, headers, res.bytes ? await res.bytes() : new Uint8Array(await res.arrayBuffer()));
     } catch (err) {

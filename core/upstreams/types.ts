@@ -45,6 +45,11 @@ export interface UpstreamResponse {
   arrayBuffer(): Promise<ArrayBuffer>;
   /** The body whole as bytes, where the client can give them without copying into an ArrayBuffer. */
   bytes?(): Promise<Uint8Array>;
+  /**
+   * The body whole, at once, when all of it has already arrived (a short stream usually comes
+   * with its headers); undefined leaves the body unread, for `reader()` or `body`.
+   */
+  takeWhole?(): Uint8Array | undefined;
 }
 
 /** A POST an upstream writer wants sent; the pipeline adds the abort signal and time-out. */

@@ -262,11 +262,14 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       expect(res.headers.get('transfer-encoding')).toBeNull();
     });
 
-    it.skipIf(!opts.records)('records the usage it reads from a relayed JSON answer and a relayed stream', async () => {
+    it.skipIf(!opts.records)('records the usage it reads from a relayed JSON answer and a relayed stream, read as it came or whole', async () => {
       const from = new Date().toISOString();
       opts.upstream().reply(() => ({ body: MESSAGE }));
       await (await messages(ask())).arrayBuffer();
       opts.upstream().reply(() => ({ chunks: sseChunks(STREAM_WIRE), delayMs: 5 }));
+      await (await messages(ask({ stream: true }))).arrayBuffer();
+      // A stream that arrives whole with its headers is read for its usage at once, not tapped.
+      opts.upstream().reply(() => ({ headers: { 'content-type': 'text/event-stream' }, body: STREAM_WIRE }));
       await (await messages(ask({ stream: true }))).arrayBuffer();
       // Records are written in batches (at most a second apart by default).
       const deadline = Date.now() + 8000;
@@ -275,11 +278,11 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
         const res = await fetch(url(`/admin/v1/usage?by=model&from=${encodeURIComponent(from)}`), { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
         expect(res.status).toBe(200);
         row = ((await res.json()) as { data: Array<{ group: string; requests: number; inputTokens: number; outputTokens: number }> }).data.find((r) => r.group === 'claude-test');
-        if (row && row.requests >= 2) break;
+        if (row && row.requests >= 3) break;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      // The message's 10 + 3, and the stream's 12 from message_start + 3 from message_delta.
-      expect(row).toMatchObject({ requests: 2, inputTokens: 22, outputTokens: 6 });
+      // The message's 10 + 3, and each stream's 12 from message_start + 3 from message_delta.
+      expect(row).toMatchObject({ requests: 3, inputTokens: 34, outputTokens: 9 });
     }, 15_000);
 
     it.skipIf(opts.buffered)('a client that stops reading holds the upstream back, then gets every byte (relayed and translated)', async () => {

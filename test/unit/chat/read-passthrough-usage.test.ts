@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readPassthroughUsage, tapPassthroughUsage } from '../../../core/chat/read-passthrough-usage.ts';
+import { readPassthroughUsage, readStreamUsage, tapPassthroughUsage } from '../../../core/chat/read-passthrough-usage.ts';
 import { streamOfReader, type ChunkReader } from '../../../core/http/reply.ts';
 import type { Usage } from '../../../core/ir.ts';
-import { bytesInPieces, collect, fromArray } from '../../helpers/streams.ts';
+import { bytesInPieces, collect, fromArray, loadFixture } from '../../helpers/streams.ts';
 
 const ANTHROPIC_SSE =
   'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":50,"cache_read_input_tokens":7,"cache_creation_input_tokens":3,"output_tokens":1}}}\n\n' +
@@ -223,5 +223,40 @@ describe('tapPassthroughUsage', () => {
     expect(readPassthroughUsage(new TextEncoder().encode(gemini), 'gemini')).toEqual({ inputTokens: 9, outputTokens: 4 });
     // Without the key, the counters are still looked for everywhere.
     expect(readPassthroughUsage(new TextEncoder().encode('{"input_tokens":3,"output_tokens":4}'), 'anthropic')).toEqual({ inputTokens: 3, outputTokens: 4 });
+  });
+});
+
+describe('readStreamUsage', () => {
+  /** What the tap reports for `wire` given in one chunk: a stream that came whole. */
+  async function tapped(wire: string, family: 'anthropic' | 'gemini'): Promise<Usage | undefined> {
+    const reports: Array<Usage | undefined> = [];
+    await collect(streamOfReader(tapPassthroughUsage(fromArray([new TextEncoder().encode(wire)]).getReader(), family, (u) => reports.push(u))));
+    expect(reports).toHaveLength(1);
+    return reports[0];
+  }
+
+  it('reads a whole stream as the tap reads it in one chunk: short, long, padded past the head window, CRLF, cut anywhere (differential)', async () => {
+    const events = ANTHROPIC_SSE.split('\n\n').filter(Boolean);
+    const long = [events[0]!, ...Array.from({ length: 60 }, (_, i) => `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${i} ü \\"usage\\": 3"}}`), ...events.slice(1)].join('\n\n') + '\n\n';
+    const ping = `event: ping\ndata: {"type": "ping"}\n\n${long}`;
+    const padded = `event: message_start\ndata: {"type":"message_start","message":{"pad":"${'x'.repeat(2100)}","usage":{"input_tokens":12,"output_tokens":1}}}\n\n${events.slice(1).join('\n\n')}\n\n`;
+    const gemini = Array.from({ length: 40 }, (_, i) => `data: {"candidates":[{"content":{"parts":[{"text":"${'w '.repeat(30)}"}]}}],"usageMetadata":{"promptTokenCount":100,"candidatesTokenCount":${i + 1},"thoughtsTokenCount":5,"cachedContentTokenCount":40}}\r\n\r\n`).join('');
+    const anthropic = [ANTHROPIC_SSE, long, ping, long.replaceAll('\n', '\r\n'), padded, loadFixture('anthropic/upstream-thinking-tool.sse'), loadFixture('anthropic/upstream-server-tools.sse')];
+    let compared = 0;
+    for (const [family, wires] of [['anthropic', anthropic], ['gemini', [gemini, loadFixture('gemini/upstream-text.sse'), loadFixture('gemini/upstream-parallel-calls.sse')]]] as const) {
+      for (const wire of wires) {
+        for (let cut = 0; cut <= wire.length; cut += Math.max(1, Math.floor(wire.length / 97))) {
+          const part = wire.slice(0, cut);
+          expect(readStreamUsage(part, family), `${family} cut at ${cut} of ${wire.length}`).toEqual(await tapped(part, family));
+          compared++;
+        }
+        expect(readStreamUsage(new TextEncoder().encode(wire), family)).toEqual(await tapped(wire, family));
+      }
+    }
+    expect(compared).toBeGreaterThan(900);
+    expect(readStreamUsage(ANTHROPIC_SSE, 'anthropic')).toEqual({ inputTokens: 50, outputTokens: 42, cacheReadTokens: 7, cacheWriteTokens: 3 });
+    expect(readStreamUsage(gemini, 'gemini')).toEqual({ inputTokens: 60, outputTokens: 45, cacheReadTokens: 40, reasoningTokens: 5 });
+    // A JSON answer's reader would miss message_start's input counts.
+    expect(readPassthroughUsage(ANTHROPIC_SSE, 'anthropic')).toEqual({ inputTokens: 0, outputTokens: 42 });
   });
 });
