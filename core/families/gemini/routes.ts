@@ -83,6 +83,7 @@ async function generate(req: IRequestStrict, ctx: RequestContext): Promise<Reply
   if (sse) return sseReply(ctx, events.toReader(toFrames, encodeSseBatch), headers);
   const h = withRequestId(ctx, headers);
   h['content-type'] = 'application/json; charset=UTF-8';
+  h['cache-control'] = 'no-cache';
   h['x-accel-buffering'] = 'no';
   return new Reply(200, h, events.toReader(toFrames, createJsonArrayEncoder()));
 }

@@ -145,6 +145,9 @@ describe('Gemini routes', () => {
 
     const array = await call('/models/claude-x:streamGenerateContent', hi);
     expect(array.headers.get('content-type')).toBe('application/json; charset=UTF-8');
+    // Like every stream the gateway sends, relayed or translated, SSE or not.
+    expect(array.headers.get('cache-control')).toBe('no-cache');
+    expect(array.headers.get('x-accel-buffering')).toBe('no');
     const body = await array.text();
     expect(body.startsWith('[{"candidates"')).toBe(true);
     const chunks = JSON.parse(body);
