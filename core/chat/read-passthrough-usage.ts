@@ -71,19 +71,16 @@ const encoder = new TextEncoder();
 export function readStreamUsage(body: string | Uint8Array, family: SourceFamily): Usage | undefined {
   const seen: Partial<Record<keyof Usage, number>> = {};
   const bytes = typeof body === 'string' ? encoder.encode(body) : body;
-  const counters = COUNTERS[family];
   const headLimit = HEAD_BYTES[family];
   if (headLimit > 0) {
     const end = endOfHeadEvent(bytes, family);
     if (end >= 0) readHeadEvent(bytes, end, family, seen);
     else if (bytes.length <= headLimit) {
-      readUsageCounters(bytes, 0, bytes.length, counters, seen);
+      readUsageCounters(bytes, 0, bytes.length, COUNTERS[family], seen);
       return toUsage(family, seen);
     } else readHead(bytes.subarray(0, headLimit), family, seen);
   }
-  const from = Math.max(0, bytes.length - TAIL_BYTES);
-  const mark = lastIndexOfBytes(bytes, TAIL_MARK[family], from);
-  readUsageCounters(bytes, mark < 0 ? from : mark, bytes.length, counters, seen);
+  readTail(bytes, Math.max(0, bytes.length - TAIL_BYTES), family, seen);
   return toUsage(family, seen);
 }
 
@@ -193,8 +190,7 @@ class UsageTap implements ChunkReader {
       // (After a head read in place, a short stream's tail may hold message_start again: the
       // same counters, read in the same order, so the later events still win.)
       const [tail, from] = lastBytes(this.#recent, this.#recentSize, TAIL_BYTES);
-      const mark = lastIndexOfBytes(tail, TAIL_MARK[family], from);
-      readUsageCounters(tail, mark < 0 ? from : mark, tail.length, counters, seen);
+      readTail(tail, from, family, seen);
     }
     this.#done(toUsage(family, seen), aborted);
   }
@@ -217,6 +213,12 @@ function lastBytes(chunks: readonly Uint8Array[], size: number, limit: number): 
     out.set(part, at);
   }
   return [out, 0];
+}
+
+/** The tail window (`bytes` from `from` on), read from its last usage object on; all of it without one. */
+function readTail(bytes: Uint8Array, from: number, family: SourceFamily, seen: Partial<Record<keyof Usage, number>>): void {
+  const mark = lastIndexOfBytes(bytes, TAIL_MARK[family], from);
+  readUsageCounters(bytes, mark < 0 ? from : mark, bytes.length, COUNTERS[family], seen);
 }
 
 /**
