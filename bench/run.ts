@@ -113,10 +113,12 @@ async function main(): Promise<void> {
         if (!bare) throw new Error('no bare proxy');
         const results: RuntimeResult['scenarios'] = {};
         for (const scenario of scenarios) {
-          results[scenario.name] = await measureScenario(
+          const measured = await measureScenario(
             { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, rounds: args.rounds, connections: args.connections, ttfbCount: args.ttfbCount, say },
             scenario, upstream.port, bare, gateway, THIN_SCENARIOS.includes(scenario.name) ? thin : undefined,
           );
+          measured.memoryAfter = { bare: memory(bare.pid), gateway: memory(gateway.pid) };
+          results[scenario.name] = measured;
         }
         const result: RuntimeResult = {
           runtime,

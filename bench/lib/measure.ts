@@ -1,5 +1,5 @@
 import { checkAnswer } from './check.ts';
-import { coreBusyMicros, cpuMicros } from './proc-stats.ts';
+import { coreBusyMicros, cpuMicros, type ProcMemory } from './proc-stats.ts';
 import { requestInit } from './request.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
 import type { Server } from './servers.ts';
@@ -39,6 +39,12 @@ export interface ScenarioResult {
    * seconds apart, not minutes, on a machine whose speed drifts.
    */
   passthrough?: TargetResult;
+  /**
+   * The servers' memory once the scenario's runs were over: its peak so far and what was then
+   * resident, so a report can show which scenario raised the run's peak and with what (absent in
+   * results files from before the forty-second round).
+   */
+  memoryAfter?: { bare: ProcMemory; gateway: ProcMemory };
 }
 
 /** One server loaded in a scenario's rotation, with the request (path, wrk script) it gets. */

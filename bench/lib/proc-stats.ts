@@ -176,9 +176,20 @@ export function coreBusyMicros(cpu: number): number {
   return ((user! + nice! + system! + irq! + softirq! + (steal ?? 0)) * 1e6) / CLK_TCK;
 }
 
-/** VmRSS (current) and VmHWM (peak) in bytes. */
-export function memory(pid: number): { rss: number; peak: number } {
+/**
+ * VmRSS (current) and VmHWM (peak) in bytes, and the current resident set's two parts: `file`
+ * (RssFile: pages of mapped files, above all the runtime's own executable, which a runtime pages
+ * in as it first runs each part of itself) and `anon` (RssAnon: the heap, allocator pages, JIT code).
+ */
+export function memory(pid: number): ProcMemory {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  return { rss: kb('VmRSS'), peak: kb('VmHWM'), anon: kb('RssAnon'), file: kb('RssFile') };
+}
+
+export interface ProcMemory {
+  rss: number;
+  peak: number;
+  anon: number;
+  file: number;
 }

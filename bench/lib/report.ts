@@ -1,4 +1,5 @@
 import { OTHER_LOAD_WARN_PCT, type ScenarioResult } from './measure.ts';
+import type { ProcMemory } from './proc-stats.ts';
 import type { Scenario } from './scenarios.ts';
 import type { Runtime } from './servers.ts';
 import { MiB } from './stats.ts';
@@ -80,10 +81,33 @@ export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: {
   lines.push(`| bare ${r.runtime} proxy | ${mib(r.memory.bare.peak)} | ${mib(r.memory.bare.rss)} | |`);
   const v = rssVerdict(r.runtime, r.memory.gateway.peak);
   lines.push(`| gateway | ${mib(r.memory.gateway.peak)} | ${mib(r.memory.gateway.rss)} | ${v ? v.text : '— (no target)'} |`);
+  lines.push(...memoryAfterLines(r, scenarios));
   lines.push('');
   const usage = r.accounting.usage.map((u) => `${u.group} ${int(u.requests)} (${int(u.outputTokens)} output tokens)`).join(', ');
   lines.push(`Gateway switched on: static key auth, model resolution, usage accounting (storage: ${meta.storage}) and access log: ${int(r.accounting.accessLogLines)} access-log lines; usage records by model: ${usage || 'none'}.`);
   return lines.join('\n');
+}
+
+/**
+ * The servers' memory read after each scenario, in the order run: which scenario raised the run's
+ * peak, and whether what was resident then was the runtime's own pages or heap and allocator pages.
+ */
+export function memoryAfterLines(r: RuntimeResult, scenarios: Scenario[]): string[] {
+  const read = scenarios.filter((s) => r.scenarios[s.name]?.memoryAfter);
+  if (!read.length) return [];
+  const parts = (m: ProcMemory) => (Number.isFinite(m.file) && Number.isFinite(m.anon) ? `${(m.file / MiB).toFixed(1)} + ${(m.anon / MiB).toFixed(1)} MiB` : '—');
+  const lines = [
+    '',
+    'Memory after each scenario, in the order run: the peak so far (VmHWM), and what was resident then as file pages (the runtime\'s executable and libraries, RssFile) + anonymous memory (heap, allocator pages, JIT code, RssAnon):',
+    '',
+    '| after | gateway peak so far | gateway resident: file + anon | bare proxy peak so far | bare proxy resident: file + anon |',
+    '|---|---:|---:|---:|---:|',
+  ];
+  for (const s of read) {
+    const { gateway, bare } = r.scenarios[s.name]!.memoryAfter!;
+    lines.push(`| ${s.label} | ${mib(gateway.peak)} | ${parts(gateway)} | ${mib(bare.peak)} | ${parts(bare)} |`);
+  }
+  return lines;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../../bench/lib/args.ts';
 import { medianRun, rotation, type LoadRun } from '../../../bench/lib/measure.ts';
-import { thinMarkdown, type RuntimeResult } from '../../../bench/lib/report.ts';
+import { memoryAfterLines, thinMarkdown, type RuntimeResult } from '../../../bench/lib/report.ts';
 import { SCENARIOS } from '../../../bench/lib/scenarios.ts';
 import { scenarioVerdicts, soakVerdict } from '../../../bench/lib/verdicts.ts';
 import { MiB } from '../../../bench/lib/stats.ts';
@@ -60,6 +60,39 @@ describe('bench rounds with the thin gateway (--thin)', () => {
     // Scenarios without a thin measurement are left out; none at all gives nothing.
     expect(md).not.toContain('SSE');
     expect(thinMarkdown({ ...result, scenarios: {} }, SCENARIOS)).toBe('');
+  });
+});
+
+describe('memory after each scenario', () => {
+  const target = { runs: [run(10000, { connections: 8 }), run(10000)] };
+  const at = (peak: number, file: number, anon: number) => ({ rss: (file + anon) * MiB, peak: peak * MiB, file: file * MiB, anon: anon * MiB });
+  const [json, sse] = ['claude-anthropic-json', 'claude-openai-sse'].map((name) => SCENARIOS.find((s) => s.name === name)!);
+  const result: RuntimeResult = {
+    runtime: 'bun',
+    version: 'bun 1.4.5',
+    scenarios: {
+      [json!.name]: { direct: target, bare: target, gateway: target, memoryAfter: { bare: at(46, 36, 10), gateway: at(87.3, 40, 42.9) } },
+      [sse!.name]: { direct: target, bare: target, gateway: target, memoryAfter: { bare: at(46.2, 36.1, 9.5), gateway: at(111.1, 40.5, 66.1) } },
+    },
+    memory: { bare: { rss: 40 * MiB, peak: 46.2 * MiB }, gateway: { rss: 90 * MiB, peak: 111.1 * MiB } },
+    accounting: { accessLogLines: 0, usage: [] },
+  };
+
+  it('shows which scenario raised the peak, and whether the runtime’s own pages or its heap held it', () => {
+    const lines = memoryAfterLines(result, SCENARIOS);
+    // In the order run (SCENARIOS' order), only the scenarios that were read.
+    expect(lines.filter((l) => l.startsWith('| Claude'))).toEqual([
+      '| Claude → Anthropic JSON (pass) | 87.3 MiB | 40.0 + 42.9 MiB | 46.0 MiB | 36.0 + 10.0 MiB |',
+      '| Claude → OpenAI-compat SSE (transl.) | 111.1 MiB | 40.5 + 66.1 MiB | 46.2 MiB | 36.1 + 9.5 MiB |',
+    ]);
+  });
+
+  it('prints nothing for a results file from before the reading, and a dash where the kernel gives no split', () => {
+    const old = { ...result, scenarios: { [json!.name]: { direct: target, bare: target, gateway: target } } };
+    expect(memoryAfterLines(old, SCENARIOS)).toEqual([]);
+    const unsplit = { rss: 80 * MiB, peak: 90 * MiB, file: Number.NaN, anon: Number.NaN };
+    const lines = memoryAfterLines({ ...result, scenarios: { [json!.name]: { direct: target, bare: target, gateway: target, memoryAfter: { bare: unsplit, gateway: unsplit } } } }, SCENARIOS);
+    expect(lines.at(-1)).toBe('| Claude → Anthropic JSON (pass) | 90.0 MiB | — | 90.0 MiB | — |');
   });
 });
 
