@@ -114,7 +114,7 @@ async function main(): Promise<void> {
         const results: RuntimeResult['scenarios'] = {};
         for (const scenario of scenarios) {
           const measured = await measureScenario(
-            { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, rounds: args.rounds, connections: args.connections, ttfbCount: args.ttfbCount, say },
+            { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, rounds: args.rounds, connections: args.connections, ttfbCount: args.ttfbCount, say, runtime },
             scenario, upstream.port, bare, gateway, THIN_SCENARIOS.includes(scenario.name) ? thin : undefined,
           );
           measured.memoryAfter = { bare: memory(bare.pid), gateway: memory(gateway.pid) };

@@ -26,7 +26,9 @@ export interface BenchArgs {
 export const USAGE = `usage: node --import tsx bench/run.ts [options]
   --runtime node|bun|deno|all   runtime(s) of the gateway and its bare proxy (default node)
   --duration 2s                 length of each measured wrk run (default 2s)
-  --warmup 1s                   wrk warm-up before each target's runs (default 1s; 0 to skip)
+  --warmup 1s                   wrk warm-up before each target's runs (default 1s; 0 to skip); on
+                                Bun and Node it then goes on a second at a time until the JIT
+                                compiler threads are quiet (at most 12 s more)
   --rounds 3                    runs per target and connection count, bare proxy and gateway
                                 alternating; each number is the median of its rounds (default 3;
                                 1: one run each)

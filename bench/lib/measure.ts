@@ -2,8 +2,9 @@ import { checkAnswer } from './check.ts';
 import { coreBusyMicros, cpuMicros, type ProcMemory } from './proc-stats.ts';
 import { requestInit } from './request.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
-import type { Server } from './servers.ts';
+import type { Runtime, Server } from './servers.ts';
 import { measureTtfb, type TtfbResult } from './ttfb.ts';
+import { loadSecond, QUIET_RUNTIMES, warmUntilQuiet } from './warm-quiet.ts';
 import { errorCount, runWrk } from './wrk.ts';
 
 export interface LoadRun {
@@ -25,6 +26,11 @@ export interface TargetResult {
   /** Every measured run of a bare proxy or gateway target, in the order run. */
   rounds?: LoadRun[];
   ttfb?: TtfbResult;
+  /**
+   * How long the target was loaded before its measured runs, and, where the runtime's compiler
+   * threads were watched (warm-quiet.ts), whether they had gone quiet by then.
+   */
+  warmup?: { seconds: number; quiet?: boolean };
 }
 
 export interface ScenarioResult {
@@ -68,6 +74,8 @@ export interface MeasureOptions {
   connections: number[];
   ttfbCount: number;
   say: (line: string) => void;
+  /** The servers' runtime: on Bun and Node the warm-up goes on until their compilers are quiet. */
+  runtime?: Runtime;
 }
 
 const origin = (port: number) => `http://127.0.0.1:${port}`;
@@ -127,8 +135,8 @@ export async function measureScenario(opts: MeasureOptions, scenario: Scenario, 
   const url = (target: Target) => origin(target.server.port) + target.path;
   const results: TargetResult[] = [];
   for (const target of targets) {
-    if (opts.warmupSeconds > 0) await runWrk(opts.wrk, opts.loadCpu, url(target), target.scenario.name, highest, opts.warmupSeconds);
-    results.push({ runs: [], rounds: [] });
+    const warmup = await warmUp(opts, url(target), target, highest);
+    results.push({ runs: [], rounds: [], ...(warmup && { warmup }) });
   }
   // Alternating the targets, and rotating which goes first, spreads a drifting machine's speed
   // over all of them instead of loading it onto whichever ran later.
@@ -164,6 +172,22 @@ export async function measureScenario(opts: MeasureOptions, scenario: Scenario, 
     opts.say(`    time to first byte p50 (drip): direct ${f(result.direct.ttfb)}, bare ${f(result.bare.ttfb)}, gateway ${f(result.gateway.ttfb)}`);
   }
   return result;
+}
+
+/**
+ * The fixed warm-up (`--warmup`), then, where the runtime's compiler threads can be read apart
+ * from its collector's, a second at a time until they are quiet (warm-quiet.ts).
+ */
+async function warmUp(opts: MeasureOptions, url: string, target: Target, connections: number): Promise<TargetResult['warmup']> {
+  if (opts.warmupSeconds <= 0) return undefined;
+  const once = (seconds: number) => runWrk(opts.wrk, opts.loadCpu, url, target.scenario.name, connections, seconds);
+  await once(opts.warmupSeconds);
+  const { runtime } = opts;
+  if (!runtime || !QUIET_RUNTIMES.includes(runtime)) return { seconds: opts.warmupSeconds };
+  const { seconds, quiet } = await warmUntilQuiet(() => loadSecond(runtime, target.server.pid, () => once(1)));
+  const total = opts.warmupSeconds + seconds;
+  opts.say(`  ${target.scenario.name}: ${target.name} warmed up for ${total} s${quiet ? '' : ', its compiler still at work'}`);
+  return { seconds: total, quiet };
 }
 
 /** The order targets run in, round by round: 0 1 2, 1 2 0, 2 0 1, … (two targets: 0 1, 1 0). */

@@ -1,8 +1,9 @@
-import { OTHER_LOAD_WARN_PCT, type ScenarioResult } from './measure.ts';
+import { OTHER_LOAD_WARN_PCT, type ScenarioResult, type TargetResult } from './measure.ts';
 import type { ProcMemory } from './proc-stats.ts';
 import type { Scenario } from './scenarios.ts';
 import type { Runtime } from './servers.ts';
 import { MiB } from './stats.ts';
+import { MAX_QUIET_SECONDS, QUIET_COMPILER_SHARE } from './warm-quiet.ts';
 import { high, low, rssVerdict, scenarioVerdicts, soakVerdict } from './verdicts.ts';
 
 export interface RuntimeResult {
@@ -37,6 +38,8 @@ export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: {
   lines.push('');
   const rounds = meta.rounds > 1 ? `, bare proxy and gateway alternating, each number the median of ${meta.rounds} runs` : '';
   lines.push(`wrk -t1, ${meta.seconds} s per run${rounds}; server on core 0, wrk + nginx on core 1. "added" = over calling nginx directly; SSE latency = time to last byte; "pass" = a translated row's throughput ÷ its passthrough's, the passthrough run on the gateway in the translated row's own rotation at ${hi} connections.`);
+  const warmup = warmupLine(r, scenarios);
+  if (warmup) lines.push('', warmup);
   lines.push('');
   lines.push(`| scenario | req/s @${hi} gw / bare | gw÷bare | direct p50 / p99 @${lo} | added p50 @${lo} gw / bare | added p99 @${lo} gw / bare | CPU µs/req gw / bare | verdict |`);
   lines.push('|---|---:|---:|---:|---:|---:|---:|---|');
@@ -86,6 +89,29 @@ export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: {
   const usage = r.accounting.usage.map((u) => `${u.group} ${int(u.requests)} (${int(u.outputTokens)} output tokens)`).join(', ');
   lines.push(`Gateway switched on: static key auth, model resolution, usage accounting (storage: ${meta.storage}) and access log: ${int(r.accounting.accessLogLines)} access-log lines; usage records by model: ${usage || 'none'}.`);
   return lines.join('\n');
+}
+
+/**
+ * How long the targets warmed up where their compilers were watched (warm-quiet.ts): the range
+ * over the scenarios, for the gateway and the bare proxy.
+ */
+export function warmupLine(r: RuntimeResult, scenarios: Scenario[]): string | undefined {
+  const watched = (pick: (x: ScenarioResult) => TargetResult) =>
+    scenarios.flatMap((s) => {
+      const warmup = r.scenarios[s.name] && pick(r.scenarios[s.name]!).warmup;
+      return warmup?.quiet === undefined ? [] : [warmup];
+    });
+  const gateway = watched((x) => x.gateway);
+  if (!gateway.length) return undefined;
+  const range = (ws: Array<{ seconds: number }>) => {
+    const lo = Math.min(...ws.map((w) => w.seconds));
+    const hi = Math.max(...ws.map((w) => w.seconds));
+    return lo === hi ? `${lo} s` : `${lo}–${hi} s`;
+  };
+  const bare = watched((x) => x.bare);
+  const busy = gateway.filter((w) => !w.quiet).length;
+  const still = busy ? `; the gateway's compiler was still at work after the longest in ${busy} scenario${busy > 1 ? 's' : ''}` : '';
+  return `Warm-up: each target was loaded at the highest connection count for the fixed warm-up, then a second at a time until its JIT compiler threads took under ${QUIET_COMPILER_SHARE * 100}% of its CPU in a second (at most ${MAX_QUIET_SECONDS} s more): the gateway ${range(gateway)} per scenario${bare.length ? `, the bare proxy ${range(bare)}` : ''}${still}.`;
 }
 
 /**
