@@ -16,8 +16,9 @@ export const MAX_QUIET_SECONDS = 12;
 /**
  * Runtimes whose compiler threads can be told from the collector's: Bun's `JITWorker` threads
  * only compile, and Node under `npm start`'s `--single-threaded-gc` (the bare proxy too) leaves
- * its platform workers only compile jobs. Deno's `V8 DefaultWorker` threads also mark for the
- * collector, so they are never quiet under load; Deno keeps the fixed warm-up.
+ * its platform workers only compile jobs. Deno runs without that flag, so its `V8 DefaultWorker`
+ * threads also do the collector's work and their CPU cannot say when compiling is over; Deno keeps
+ * the fixed warm-up (not measured with the quiet rule).
  */
 export const QUIET_RUNTIMES: readonly Runtime[] = ['bun', 'node'];
 
