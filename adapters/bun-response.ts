@@ -10,28 +10,31 @@ import { atTurnEnd } from './turn-end.ts';
  * (not streamed, or a stream that has already ended) goes to Bun at the turn's end, with the
  * turn's other writes. `written` is called once nothing of the answer is left to relay: after
  * the last chunk of a streamed Reply (before the stream closes: Bun ignores a request's settings
- * after that), at once for anything else (a whole answer, which Bun has by the turn's end).
- * `handOver`: how a whole answer goes to Bun; bench:core's probe hands it over at once, so that it
- * times the path and not an event-loop turn per request, which the server shares among a turn's
- * requests.
+ * after that), as a whole answer goes to Bun (not before: serveBun gives the connection its idle
+ * limit back in it, and a short limit could run out while the answer waits for the turn's end).
+ * `handOver`: how a whole answer goes to Bun, calling `written` as it does; bench:core's probe
+ * hands it over at once, so that it times the path and not an event-loop turn per request, which
+ * the server shares among a turn's requests.
  */
-export function writeBunResponse(reply: Reply | Response, written?: () => void, handOver: (response: Response) => Response | Promise<Response> = handOverAtTurnEnd): Response | Promise<Response> {
+export function writeBunResponse(
+  reply: Reply | Response,
+  written?: () => void,
+  handOver: (response: Response, written?: () => void) => Response | Promise<Response> = handOverAtTurnEnd,
+): Response | Promise<Response> {
   if (!(reply instanceof Reply)) {
     written?.();
     return replyToResponse(reply);
   }
   const body = reply.body;
   if (!reply.streaming || body === null || typeof body === 'string' || body instanceof Uint8Array) {
-    written?.();
-    return handOver(replyToResponse(reply));
+    return handOver(replyToResponse(reply), written);
   }
   const reader: ChunkReader = body instanceof ReadableStream ? body.getReader() : body;
   // What the reader already holds, taken without a read: an answer that came whole with the
   // upstream's headers (the usual short one) is one body at once, with no read-ahead turn.
   const taken = reader.readBuffered?.();
   if (taken?.done) {
-    written?.();
-    return handOver(new Response(joinChunks(taken.chunks) as BodyInit, { status: reply.status, headers: reply.headers }));
+    return handOver(new Response(joinChunks(taken.chunks) as BodyInit, { status: reply.status, headers: reply.headers }), written);
   }
   return readAhead(reader, taken?.chunks).then((ahead) => {
     // A stream that ended within the read-ahead (a short answer, a fast upstream) is one body:
@@ -73,10 +76,12 @@ export function writeBunResponse(reply: Reply | Response, written?: () => void, 
  * the turn, so that one wake-up of their readers serves them all (adapters/turn-end.ts). A live
  * stream's Response goes at once, so its first chunk is never held.
  */
-export function handOverAtTurnEnd(response: Response): Promise<Response> {
-  return new Promise((resolve) => atTurnEnd(handOver, resolve, response));
+export function handOverAtTurnEnd(response: Response, written?: () => void): Promise<Response> {
+  return new Promise((resolve) => atTurnEnd(handOver, resolve, response, written));
 }
 
-function handOver(resolve: (response: Response) => void, response: Response): void {
+// Bun takes the Response in this turn's promise jobs, before any timer of its own can run.
+function handOver(resolve: (response: Response) => void, response: Response, written: (() => void) | undefined): void {
+  written?.();
   resolve(response);
 }

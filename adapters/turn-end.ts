@@ -12,15 +12,15 @@
  *
  * A job must not throw: one that does is logged, and the others still run.
  */
-export type TurnEndJob<A, B> = (a: A, b: B) => void;
+export type TurnEndJob<A, B, C = undefined> = (a: A, b: B, c: C) => void;
 
-// Flat (job, a, b) triples: no object per job. Two arrays take turns, so a turn allocates none.
+// Flat (job, a, b, c) quadruples: no object per job. Two arrays take turns, so a turn allocates none.
 let queued: unknown[] = [];
 let spare: unknown[] = [];
 let scheduled = false;
 
-export function atTurnEnd<A, B>(job: TurnEndJob<A, B>, a: A, b: B): void {
-  queued.push(job, a, b);
+export function atTurnEnd<A, B, C = undefined>(job: TurnEndJob<A, B, C>, a: A, b: B, c?: C): void {
+  queued.push(job, a, b, c);
   if (scheduled) return;
   scheduled = true;
   // setImmediate runs after the I/O callbacks of this turn and their promise jobs.
@@ -32,9 +32,9 @@ function runQueued(): void {
   const jobs = queued;
   // What a job queues goes to the next turn's list (with its own setImmediate), not this one.
   queued = spare;
-  for (let i = 0; i < jobs.length; i += 3) {
+  for (let i = 0; i < jobs.length; i += 4) {
     try {
-      (jobs[i] as TurnEndJob<unknown, unknown>)(jobs[i + 1], jobs[i + 2]);
+      (jobs[i] as TurnEndJob<unknown, unknown, unknown>)(jobs[i + 1], jobs[i + 2], jobs[i + 3]);
     } catch (err) {
       console.error('switchyard: a write put off to the end of the turn failed', err);
     }

@@ -148,7 +148,10 @@ const onBun = 'Bun' in globalThis;
 // Bun writes core's replies through the Bun adapter's own writer (direct streams), and gives core
 // the client's signal as its Bun.serve handler does.
 const writeBunResponse = onBun ? (await import('../../adapters/bun-response.ts')).writeBunResponse : undefined;
-const handOverAtOnce = (whole: Response) => whole;
+const handOverAtOnce = (whole: Response, written?: () => void) => {
+  written?.();
+  return whole;
+};
 const watchBunClient = onBun ? (await import('../../adapters/bun-client-watch.ts')).createBunClientWatch() : undefined;
 let logBytes = 0;
 const gateway = await startGateway({

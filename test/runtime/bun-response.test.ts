@@ -30,8 +30,8 @@ describe.skipIf(!bun)('writeBunResponse (on Bun)', () => {
   it('reads ahead what is already there, never waits for what is not, and still relays every byte', async () => {
     const { stdout } = await run(bun!, ['run', 'test/runtime/fixtures/bun-response-probe.ts'], { cwd: ROOT });
     const result = JSON.parse(stdout) as Record<'ready' | 'waiting' | 'partly' | 'failing' | 'long' | 'bufferedThenMore', Probe> & {
-      whole: { atOnce: boolean; byTurnEnd: boolean; body: string };
-      buffered: { atOnce: boolean; byTurnEnd: boolean; body: string; reads: number; written: boolean };
+      whole: { atOnce: boolean; byTurnEnd: boolean; body: string; writtenAtOnce: boolean; written: boolean };
+      buffered: { atOnce: boolean; byTurnEnd: boolean; body: string; reads: number; writtenAtOnce: boolean; written: boolean };
       readyOnWire: Wire;
       partlyOnWire: Wire;
     };
@@ -54,10 +54,11 @@ describe.skipIf(!bun)('writeBunResponse (on Bun)', () => {
     expect(result.failing.body).toMatch(/^error: /);
     // 40 chunks of 8 KiB already there: read ahead up to 256 KiB (32 chunks), the rest in the pull.
     expect(result.long).toMatchObject({ readsBeforeBody: 32, body: `${40 * 8 * 1024} characters, ending 39` });
-    // Bodies that are not streams go to Bun at the turn's end, with the turn's other writes.
-    expect(result.whole).toEqual({ atOnce: false, byTurnEnd: true, body: '{"ok":true}' });
+    // Bodies that are not streams go to Bun at the turn's end, with the turn's other writes; `written`
+    // (which gives the connection its idle limit back) comes with them, not while they wait.
+    expect(result.whole).toEqual({ atOnce: false, byTurnEnd: true, body: '{"ok":true}', writtenAtOnce: false, written: true });
     // A reader that holds the whole answer already (readBuffered, done): one body, no read, at the turn's end.
-    expect(result.buffered).toEqual({ atOnce: false, byTurnEnd: true, body: 'event: a\n\nevent: b\n\n', reads: 0, written: true });
+    expect(result.buffered).toEqual({ atOnce: false, byTurnEnd: true, body: 'event: a\n\nevent: b\n\n', reads: 0, writtenAtOnce: false, written: true });
     // What it holds of a longer one comes first, then what is read, the last chunk after the Response.
     expect(result.bufferedThenMore).toMatchObject({ status: 200, readsBeforeBody: 2, writtenBeforeBody: false, body: 'event: held\n\nevent: read\n\nevent: later\n\n' });
     expect(result.bufferedThenMore.answeredMs).toBeLessThan(100);

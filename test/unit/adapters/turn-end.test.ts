@@ -21,6 +21,17 @@ describe('atTurnEnd', () => {
     expect(order).toEqual(['sync', 'promise', 'job1', 'job2', 'immediate']);
   });
 
+  it('hands each job its own three arguments', async () => {
+    const seen: unknown[][] = [];
+    atTurnEnd((a: number, b: string, c: boolean) => seen.push([a, b, c]), 1, 'one', true);
+    atTurnEnd((a: number, b: string, c: undefined) => seen.push([a, b, c]), 2, 'two');
+    await nextTurn();
+    expect(seen).toEqual([
+      [1, 'one', true],
+      [2, 'two', undefined],
+    ]);
+  });
+
   it("puts a job queued by a job into the next turn's list, not this one's", async () => {
     const seen: number[] = [];
     atTurnEnd((n: number) => {
