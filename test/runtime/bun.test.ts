@@ -6,6 +6,9 @@ import { runtimeConfig, runtimeSuite } from './suite.ts';
 
 const bun = runtimeBin('bun');
 
+/** The environment the README's Memory paragraph gives for a smaller Bun gateway. */
+const BUN_SMALL_MEMORY_ENV = { BUN_JSC_forceRAMSize: '268435456', BUN_JSC_useFTLJIT: '0' };
+
 // The adapter's own upstream client, and Bun's fetch (what it falls back to behind an HTTP proxy).
 describe.skipIf(!bun).each(['sockets', 'fetch'])('bun adapter (upstream client: %s)', (client) => {
   let upstream: FakeUpstream;
@@ -19,6 +22,26 @@ describe.skipIf(!bun).each(['sockets', 'fetch'])('bun adapter (upstream client: 
     gateway = await spawnGateway(bun!, ['run', 'test/runtime/fixtures/serve-bun.ts'], runtimeConfig(upstream.url), undefined, { SWITCHYARD_UPSTREAM_CLIENT: client, ...lift });
     expect(gateway.stderr()).toContain(`upstream client: ${client}`);
     expect(gateway.stderr()).not.toContain('BUN_CONFIG_MAX_HTTP_REQUESTS');
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  runtimeSuite('bun', () => gateway.url, { upstream: () => upstream, records: true, framesWholeStreams: true });
+});
+
+// The README's small-memory start (Memory): JavaScriptCore's heap sized for 256 MiB of RAM and no
+// FTL tier. Bun reads these only at start and refuses one it does not know, so the whole suite runs
+// under them with the Bun this project pins.
+describe.skipIf(!bun)('bun adapter started with the small-memory options', () => {
+  let upstream: FakeUpstream;
+  let gateway: SpawnedGateway;
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+    gateway = await spawnGateway(bun!, ['run', 'test/runtime/fixtures/serve-bun.ts'], runtimeConfig(upstream.url), undefined, BUN_SMALL_MEMORY_ENV);
   });
 
   afterAll(async () => {
