@@ -6,42 +6,29 @@ import { runtimeConfig, runtimeSuite } from './suite.ts';
 
 const bun = runtimeBin('bun');
 
-/** The environment the README's Memory paragraph gives for a smaller Bun gateway. */
-const BUN_SMALL_MEMORY_ENV = { BUN_JSC_forceRAMSize: '268435456', BUN_JSC_useFTLJIT: '0' };
+/**
+ * Each start the runtime suite runs under: the adapter's own upstream client; Bun's fetch (what it
+ * falls back to behind an HTTP proxy), which lets 256 requests at once through unless told
+ * otherwise at start, as the adapter's start-up warning says (the suite runs 300 streams at once);
+ * and the README's smaller Bun gateway (Memory), JavaScriptCore's heap sized for 256 MiB of RAM and
+ * no FTL tier, options Bun reads only at start and refuses when it does not know one, so they are
+ * checked with the Bun this project pins.
+ */
+const STARTS: Array<{ name: string; client: string; env: Record<string, string> }> = [
+  { name: 'upstream client: sockets', client: 'sockets', env: {} },
+  { name: 'upstream client: fetch', client: 'fetch', env: { BUN_CONFIG_MAX_HTTP_REQUESTS: '65535' } },
+  { name: 'upstream client: sockets, small-memory options', client: 'sockets', env: { BUN_JSC_forceRAMSize: '268435456', BUN_JSC_useFTLJIT: '0' } },
+];
 
-// The adapter's own upstream client, and Bun's fetch (what it falls back to behind an HTTP proxy).
-describe.skipIf(!bun).each(['sockets', 'fetch'])('bun adapter (upstream client: %s)', (client) => {
+describe.skipIf(!bun).each(STARTS)('bun adapter ($name)', ({ client, env }) => {
   let upstream: FakeUpstream;
   let gateway: SpawnedGateway;
 
   beforeAll(async () => {
     upstream = await startFakeUpstream();
-    // Bun's fetch lets 256 requests at once through unless told otherwise at start, as the
-    // adapter's start-up warning says (the suite runs 300 streams at once).
-    const lift: Record<string, string> = client === 'fetch' ? { BUN_CONFIG_MAX_HTTP_REQUESTS: '65535' } : {};
-    gateway = await spawnGateway(bun!, ['run', 'test/runtime/fixtures/serve-bun.ts'], runtimeConfig(upstream.url), undefined, { SWITCHYARD_UPSTREAM_CLIENT: client, ...lift });
+    gateway = await spawnGateway(bun!, ['run', 'test/runtime/fixtures/serve-bun.ts'], runtimeConfig(upstream.url), undefined, { SWITCHYARD_UPSTREAM_CLIENT: client, ...env });
     expect(gateway.stderr()).toContain(`upstream client: ${client}`);
     expect(gateway.stderr()).not.toContain('BUN_CONFIG_MAX_HTTP_REQUESTS');
-  });
-
-  afterAll(async () => {
-    await gateway?.close();
-    await upstream?.close();
-  });
-
-  runtimeSuite('bun', () => gateway.url, { upstream: () => upstream, records: true, framesWholeStreams: true });
-});
-
-// The README's small-memory start (Memory): JavaScriptCore's heap sized for 256 MiB of RAM and no
-// FTL tier. Bun reads these only at start and refuses one it does not know, so the whole suite runs
-// under them with the Bun this project pins.
-describe.skipIf(!bun)('bun adapter started with the small-memory options', () => {
-  let upstream: FakeUpstream;
-  let gateway: SpawnedGateway;
-
-  beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    gateway = await spawnGateway(bun!, ['run', 'test/runtime/fixtures/serve-bun.ts'], runtimeConfig(upstream.url), undefined, BUN_SMALL_MEMORY_ENV);
   });
 
   afterAll(async () => {
