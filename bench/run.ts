@@ -11,12 +11,13 @@ import { parseArgs } from './lib/args.ts';
 import { checkAnswer } from './lib/check.ts';
 import { startDrip } from './lib/drip.ts';
 import { gatewayConfig } from './lib/gateway-config.ts';
-import { measureScenario, type LoadRun } from './lib/measure.ts';
+import { measureScenario } from './lib/measure.ts';
 import { BENCH_CA, startNginx } from './lib/nginx.ts';
 import { memory } from './lib/proc-stats.ts';
 import { installCleanup, onExit, pinSelf, ROOT, stop, stopAll, which } from './lib/procs.ts';
 import { runtimeMarkdown, soakMarkdown, thinMarkdown, type RuntimeResult, type SoakResult } from './lib/report.ts';
 import { measurePeer, PEER_SCENARIOS, peerMarkdown, startPortkey, type PeerScenarioResult } from './lib/peer.ts';
+import type { LoadRun } from './lib/rounds.ts';
 import { pickScenarios, SCENARIOS } from './lib/scenarios.ts';
 import { runtimeBin, startServer, type Runtime, type Server } from './lib/servers.ts';
 import { soak } from './lib/soak.ts';
@@ -114,7 +115,7 @@ async function main(): Promise<void> {
         const results: RuntimeResult['scenarios'] = {};
         for (const scenario of scenarios) {
           const measured = await measureScenario(
-            { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, rounds: args.rounds, connections: args.connections, ttfbCount: args.ttfbCount, say, runtime },
+            { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, rounds: args.rounds, redo: args.redo, connections: args.connections, ttfbCount: args.ttfbCount, say, runtime },
             scenario, upstream.port, bare, gateway, THIN_SCENARIOS.includes(scenario.name) ? thin : undefined,
           );
           measured.memoryAfter = { bare: memory(bare.pid), gateway: memory(gateway.pid) };
@@ -128,7 +129,7 @@ async function main(): Promise<void> {
           accounting: await readAccounting(gateway.port, accessLog),
         };
         runtimes.push(result);
-        markdown.push(runtimeMarkdown(result, scenarios, { seconds: args.seconds, rounds: args.rounds, connections: args.connections, dripMs: args.dripMs, storage: args.storage, tls: args.tls }));
+        markdown.push(runtimeMarkdown(result, scenarios, { seconds: args.seconds, rounds: args.rounds, redo: args.redo, connections: args.connections, dripMs: args.dripMs, storage: args.storage, tls: args.tls }));
         console.log(`\n${markdown.at(-1)}\n`);
         if (thin) {
           markdown.push(thinMarkdown(result, scenarios));
@@ -142,7 +143,7 @@ async function main(): Promise<void> {
             const compared: Record<string, { peer: PeerScenarioResult; gateway: LoadRun[]; direct: LoadRun }> = {};
             for (const scenario of peerScenarios) {
               const measured = await measurePeer(
-                { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, rounds: args.rounds, connections: args.connections, ttfbCount: 0, say },
+                { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, rounds: args.rounds, redo: args.redo, connections: args.connections, ttfbCount: 0, say },
                 scenario, upstream.port, peer,
               );
               compared[scenario.name] = { peer: measured, gateway: results[scenario.name]!.gateway.runs, direct: results[scenario.name]!.direct.runs[0]! };

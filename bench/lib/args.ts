@@ -6,6 +6,8 @@ export interface BenchArgs {
   warmupSeconds: number;
   /** Measured runs per target and connection count, bare proxy and gateway alternating; medians reported. */
   rounds: number;
+  /** Disturbed rounds run again, at most this many per scenario and connection count. */
+  redo: number;
   connections: number[];
   scenarios?: string[];
   soak?: number;
@@ -32,6 +34,10 @@ export const USAGE = `usage: node --import tsx bench/run.ts [options]
   --rounds 3                    runs per target and connection count, bare proxy and gateway
                                 alternating; each number is the median of its rounds (default 3;
                                 1: one run each)
+  --redo 2                      a round in which other processes took >= 5% of the server's core
+                                is run again, whole, at most this many times per scenario and
+                                connection count (default 2; 0: never); the runs set aside are
+                                counted in the report and kept in the results file
   --connections 8,64            connection counts; latency is read at the lowest, req/s at the highest
   --scenarios a,b               subset of: openai-list, claude-anthropic-json, claude-anthropic-sse,
                                 gemini-gemini-sse, claude-openai-json, claude-openai-sse,
@@ -66,7 +72,7 @@ export function parseDuration(text: string): number {
 }
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { runtimes: ['node'], seconds: 2, warmupSeconds: 1, rounds: 3, connections: [8, 64], ttfbCount: 50, dripMs: 20, storage: 'memory', keepTemp: false, thin: false, large: false, tls: false };
+  const args: BenchArgs = { runtimes: ['node'], seconds: 2, warmupSeconds: 1, rounds: 3, redo: 2, connections: [8, 64], ttfbCount: 50, dripMs: 20, storage: 'memory', keepTemp: false, thin: false, large: false, tls: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -92,6 +98,11 @@ export function parseArgs(argv: string[]): BenchArgs {
       case '--rounds': {
         args.rounds = Number(value());
         if (!Number.isInteger(args.rounds) || args.rounds < 1 || args.rounds > 9) throw new Error('--rounds: 1 to 9');
+        break;
+      }
+      case '--redo': {
+        args.redo = Number(value());
+        if (!Number.isInteger(args.redo) || args.redo < 0 || args.redo > 9) throw new Error('--redo: 0 to 9');
         break;
       }
       case '--connections': {

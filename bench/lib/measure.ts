@@ -1,30 +1,20 @@
 import { checkAnswer } from './check.ts';
 import { coreBusyMicros, cpuMicros, type ProcMemory } from './proc-stats.ts';
 import { requestInit } from './request.ts';
+import { isDisturbed, medianRun, runRounds, type LoadRun } from './rounds.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
 import type { Runtime, Server } from './servers.ts';
 import { measureTtfb, type TtfbResult } from './ttfb.ts';
 import { loadSecond, QUIET_RUNTIMES, warmUntilQuiet } from './warm-quiet.ts';
 import { errorCount, runWrk } from './wrk.ts';
 
-export interface LoadRun {
-  connections: number;
-  rps: number;
-  p50_ms: number;
-  p99_ms: number;
-  requests: number;
-  errors: number;
-  /** utime + stime of the serving process during the run, per request. */
-  cpu_us_per_req?: number;
-  /** Share of the server's core used by anything but the server during the run (should be ~0). */
-  other_load_pct?: number;
-}
-
 export interface TargetResult {
   /** One per connection count: with --rounds above 1, the medians of its rounds. */
   runs: LoadRun[];
   /** Every measured run of a bare proxy or gateway target, in the order run. */
   rounds?: LoadRun[];
+  /** Runs of disturbed rounds that were run again (`--redo`), kept out of the medians. */
+  redone?: LoadRun[];
   ttfb?: TtfbResult;
   /**
    * How long the target was loaded before its measured runs, and, where the runtime's compiler
@@ -61,9 +51,6 @@ interface Target {
   name: string;
 }
 
-/** Other processes using more of the server's core than this make a run unreliable. */
-export const OTHER_LOAD_WARN_PCT = 5;
-
 export interface MeasureOptions {
   wrk: string;
   serverCpu: number;
@@ -71,6 +58,8 @@ export interface MeasureOptions {
   seconds: number;
   warmupSeconds: number;
   rounds: number;
+  /** Disturbed rounds run again, at most this many per connection count (rounds.ts). */
+  redo: number;
   connections: number[];
   ttfbCount: number;
   say: (line: string) => void;
@@ -101,7 +90,7 @@ export async function load(
     ...(pid !== undefined && { cpu_us_per_req: (cpu1 - cpu0) / r.requests }),
     other_load_pct: Math.round(other * 1000) / 10,
   };
-  const busy = run.other_load_pct! >= OTHER_LOAD_WARN_PCT ? `  ⚠ other processes on core ${opts.serverCpu}: ${run.other_load_pct}%` : '';
+  const busy = isDisturbed(run) ? `  ⚠ other processes on core ${opts.serverCpu}: ${run.other_load_pct}%` : '';
   const errs = run.errors ? `  ${run.errors} ERRORS ${JSON.stringify(r.errors)}` : '';
   opts.say(`    ${String(connections).padStart(3)} conn: ${Math.round(run.rps).toLocaleString('en-US').padStart(7)} req/s  p50 ${run.p50_ms.toFixed(3)} ms  p99 ${run.p99_ms.toFixed(3)} ms${run.cpu_us_per_req === undefined ? '' : `  ${run.cpu_us_per_req.toFixed(1)} µs CPU/req`}${errs}${busy}`);
   return run;
@@ -124,8 +113,11 @@ export async function measureScenario(opts: MeasureOptions, scenario: Scenario, 
   if (thin) await checkAnswer(origin(thin.port), scenario.gatewayPath, scenario, scenario.clientFormat);
   if (reference) await checkAnswer(origin(gateway.port), reference.gatewayPath, reference, reference.clientFormat);
 
-  opts.say(`  ${scenario.name}: direct (nginx)`);
-  const direct: TargetResult = { runs: [await load(opts, origin(nginxPort) + scenario.upstreamPath, scenario, low)] };
+  const nginx = await runRounds(1, 1, opts.redo, (_, __, again) => {
+    opts.say(`  ${scenario.name}: direct (nginx)${again ? ' (again: disturbed)' : ''}`);
+    return load(opts, origin(nginxPort) + scenario.upstreamPath, scenario, low);
+  });
+  const direct: TargetResult = { runs: nginx.kept[0]!, redone: nginx.redone[0]! };
   const targets: Target[] = [
     { server: bare, path: scenario.upstreamPath, scenario, name: bare.name },
     { server: gateway, path: scenario.gatewayPath, scenario, name: gateway.name },
@@ -136,22 +128,23 @@ export async function measureScenario(opts: MeasureOptions, scenario: Scenario, 
   const results: TargetResult[] = [];
   for (const target of targets) {
     const warmup = await warmUp(opts, url(target), target, highest);
-    results.push({ runs: [], rounds: [], ...(warmup && { warmup }) });
+    results.push({ runs: [], rounds: [], redone: [], ...(warmup && { warmup }) });
   }
   // Alternating the targets, and rotating which goes first, spreads a drifting machine's speed
   // over all of them instead of loading it onto whichever ran later.
   for (const c of opts.connections) {
     // The passthrough reference only feeds the throughput ratio, read at the highest count.
     const present = targets.map((_, i) => i).filter((i) => c === highest || targets[i]!.scenario === scenario);
-    for (let round = 0; round < opts.rounds; round++) {
-      for (const k of rotation(present.length, round)) {
-        const t = present[k]!;
-        const target = targets[t]!;
-        opts.say(`  ${scenario.name}: ${target.name}${opts.rounds > 1 ? `, round ${round + 1} of ${opts.rounds}` : ''}`);
-        results[t]!.rounds!.push(await load(opts, url(target), target.scenario, c, target.server));
-      }
-    }
-    for (const t of present) results[t]!.runs.push(medianRun(results[t]!.rounds!.filter((run) => run.connections === c)));
+    const { kept, redone } = await runRounds(present.length, opts.rounds, opts.redo, (k, round, again) => {
+      const target = targets[present[k]!]!;
+      opts.say(`  ${scenario.name}: ${target.name}${opts.rounds > 1 ? `, round ${round + 1} of ${opts.rounds}` : ''}${again ? ' (again: disturbed)' : ''}`);
+      return load(opts, url(target), target.scenario, c, target.server);
+    });
+    present.forEach((t, k) => {
+      results[t]!.rounds!.push(...kept[k]!);
+      results[t]!.redone!.push(...redone[k]!);
+      results[t]!.runs.push(medianRun(kept[k]!));
+    });
   }
   const result: ScenarioResult = {
     direct,
@@ -188,30 +181,4 @@ async function warmUp(opts: MeasureOptions, url: string, target: Target, connect
   const total = opts.warmupSeconds + seconds;
   opts.say(`  ${target.scenario.name}: ${target.name} warmed up for ${total} s${quiet ? '' : ', its compiler still at work'}`);
   return { seconds: total, quiet };
-}
-
-/** The order targets run in, round by round: 0 1 2, 1 2 0, 2 0 1, … (two targets: 0 1, 1 0). */
-export function rotation(count: number, round: number): number[] {
-  return Array.from({ length: count }, (_, i) => (i + round) % count);
-}
-
-/** Each number the median of the runs' (errors and requests summed, other load the worst). */
-export function medianRun(runs: readonly LoadRun[]): LoadRun {
-  const mid = (pick: (run: LoadRun) => number | undefined) => {
-    const values = runs.map(pick).filter((v): v is number => v !== undefined).sort((a, b) => a - b);
-    if (!values.length) return undefined;
-    const half = values.length >> 1;
-    return values.length % 2 ? values[half]! : (values[half - 1]! + values[half]!) / 2;
-  };
-  const cpu = mid((run) => run.cpu_us_per_req);
-  return {
-    connections: runs[0]!.connections,
-    rps: mid((run) => run.rps)!,
-    p50_ms: mid((run) => run.p50_ms)!,
-    p99_ms: mid((run) => run.p99_ms)!,
-    requests: runs.reduce((sum, run) => sum + run.requests, 0),
-    errors: runs.reduce((sum, run) => sum + run.errors, 0),
-    ...(cpu !== undefined && { cpu_us_per_req: cpu }),
-    other_load_pct: Math.max(...runs.map((run) => run.other_load_pct ?? 0)),
-  };
 }

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkAnswer } from './check.ts';
-import { load, type LoadRun, type MeasureOptions } from './measure.ts';
+import { load, type MeasureOptions } from './measure.ts';
+import type { LoadRun } from './rounds.ts';
 import { listeningPid } from './proc-stats.ts';
 import { freePort, launch, ROOT, stop, waitPort } from './procs.ts';
 import type { Scenario } from './scenarios.ts';

@@ -1,4 +1,5 @@
-import { OTHER_LOAD_WARN_PCT, type ScenarioResult, type TargetResult } from './measure.ts';
+import type { ScenarioResult, TargetResult } from './measure.ts';
+import { OTHER_LOAD_WARN_PCT, pairedMedian, throughputRatio } from './rounds.ts';
 import type { ProcMemory } from './proc-stats.ts';
 import type { Scenario } from './scenarios.ts';
 import type { Runtime } from './servers.ts';
@@ -30,13 +31,31 @@ const f3 = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(3)}`;
 const f2 = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
 const mib = (n: number) => `${(n / MiB).toFixed(1)} MiB`;
 
-export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: { seconds: number; rounds: number; connections: number[]; dripMs: number; storage: string; tls?: boolean }): string {
+/**
+ * How many rounds were run again because other processes disturbed them (rounds.ts): a run whose
+ * tables are clean only because its disturbed rounds were set aside says so.
+ */
+export function redoneLine(r: RuntimeResult, redo: number | undefined): string {
+  let redone = 0;
+  let kept = 0;
+  for (const x of Object.values(r.scenarios)) {
+    // The bare proxy runs in every round, so its runs count the rounds (nginx's direct run: one more).
+    for (const t of [x.direct, x.bare]) {
+      redone += t.redone?.length ?? 0;
+      kept += t.rounds?.length ?? t.runs.length;
+    }
+  }
+  if (!redone) return '';
+  return `${redone} of ${redone + kept} rounds were run again (\`--redo ${redo ?? '?'}\`): other processes took ≥ ${OTHER_LOAD_WARN_PCT}% of the server's core during them. Their runs are set aside in the results file (\`redone\`), not in these medians.`;
+}
+
+export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: { seconds: number; rounds: number; redo?: number; connections: number[]; dripMs: number; storage: string; tls?: boolean }): string {
   const lo = Math.min(...meta.connections);
   const hi = Math.max(...meta.connections);
   const lines: string[] = [];
   lines.push(`### ${r.runtime} (${r.version}): gateway vs bare ${r.runtime} proxy, same run${meta.tls ? ', both calling nginx over TLS' : ''}`);
   lines.push('');
-  const rounds = meta.rounds > 1 ? `, bare proxy and gateway alternating, each number the median of ${meta.rounds} runs` : '';
+  const rounds = meta.rounds > 1 ? `, bare proxy and gateway alternating, each number the median of ${meta.rounds} runs (gw÷bare and the verdicts' ratios and differences: the median of each round's own, the gateway against the bare proxy's run beside it)` : '';
   lines.push(`wrk -t1, ${meta.seconds} s per run${rounds}; server on core 0, wrk + nginx on core 1. "added" = over calling nginx directly; SSE latency = time to last byte; "pass" = a translated row's throughput ÷ its passthrough's, the passthrough run on the gateway in the translated row's own rotation at ${hi} connections.`);
   const warmup = warmupLine(r, scenarios);
   if (warmup) lines.push('', warmup);
@@ -51,7 +70,7 @@ export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: {
     const noisy = [...x.direct.runs, ...x.bare.runs, ...x.gateway.runs, ...(x.passthrough?.runs ?? [])].some((run) => (run.other_load_pct ?? 0) >= OTHER_LOAD_WARN_PCT);
     const verdicts = (noisy ? '⚠ ' : '') + (scenarioVerdicts(r.runtime, s, x, r.scenarios).map((v) => v.text).join('; ') || '—');
     lines.push(
-      `| ${s.label} | ${int(gh.rps)} / ${int(bh.rps)} | ${(gh.rps / bh.rps).toFixed(2)}× | ${d.p50_ms.toFixed(3)} / ${d.p99_ms.toFixed(2)} ms` +
+      `| ${s.label} | ${int(gh.rps)} / ${int(bh.rps)} | ${pairedMedian(x.gateway, x.bare, hi, throughputRatio).toFixed(2)}× | ${d.p50_ms.toFixed(3)} / ${d.p99_ms.toFixed(2)} ms` +
         ` | ${f3(gl.p50_ms - d.p50_ms)} / ${f3(bl.p50_ms - d.p50_ms)} ms | ${f2(gl.p99_ms - d.p99_ms)} / ${f2(bl.p99_ms - d.p99_ms)} ms` +
         ` | ${int(gh.cpu_us_per_req ?? NaN)} / ${int(bh.cpu_us_per_req ?? NaN)} | ${verdicts} |`,
     );
@@ -63,6 +82,8 @@ export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: {
     lines.push('');
     lines.push(`⚠ The machine was not quiet: other processes took ≥ ${OTHER_LOAD_WARN_PCT}% of the server's core in ${noisy.length} of ${runs.length} runs (up to ${worst}%); rows marked ⚠ are unreliable.`);
   }
+  const redone = redoneLine(r, meta.redo);
+  if (redone) lines.push('', redone);
   const streams = scenarios.filter((s) => r.scenarios[s.name]?.gateway.ttfb);
   if (streams.length) {
     lines.push('');
@@ -159,9 +180,10 @@ export function thinMarkdown(r: RuntimeResult, scenarios: Scenario[]): string {
     const x = r.scenarios[s.name]!;
     const d = low(x.direct.runs);
     const [b, t, g] = [high(x.bare.runs), high(x.thin!.runs), high(x.gateway.runs)];
+    const ratio = (p: TargetResult, q: TargetResult) => `${pairedMedian(p, q, hi, throughputRatio).toFixed(2)}×`;
     const noisy = x.thin!.runs.some((run) => (run.other_load_pct ?? 0) >= OTHER_LOAD_WARN_PCT) ? ' ⚠' : '';
     lines.push(
-      `| ${s.label}${noisy} | ${int(b.rps)} / ${int(t.rps)} / ${int(g.rps)} | ${(t.rps / b.rps).toFixed(2)}× | ${(g.rps / b.rps).toFixed(2)}× | ${(g.rps / t.rps).toFixed(2)}×` +
+      `| ${s.label}${noisy} | ${int(b.rps)} / ${int(t.rps)} / ${int(g.rps)} | ${ratio(x.thin!, x.bare)} | ${ratio(x.gateway, x.bare)} | ${ratio(x.gateway, x.thin!)}` +
         ` | ${f3(low(x.thin!.runs).p50_ms - d.p50_ms)} / ${f3(low(x.gateway.runs).p50_ms - d.p50_ms)} ms | ${int(b.cpu_us_per_req ?? NaN)} / ${int(t.cpu_us_per_req ?? NaN)} / ${int(g.cpu_us_per_req ?? NaN)} |`,
     );
   }

@@ -1,4 +1,5 @@
-import type { LoadRun, ScenarioResult } from './measure.ts';
+import type { ScenarioResult } from './measure.ts';
+import { addedP50, pairedMedian, throughputRatio, type LoadRun } from './rounds.ts';
 import type { Scenario } from './scenarios.ts';
 import type { Runtime } from './servers.ts';
 import { MiB } from './stats.ts';
@@ -40,20 +41,21 @@ export interface Verdict {
 /** Every target that applies to one scenario row; `all` holds the runtime's other results. */
 export function scenarioVerdicts(runtime: Runtime, s: Scenario, r: ScenarioResult, all: Record<string, ScenarioResult>): Verdict[] {
   const out: Verdict[] = [];
-  const gwHigh = high(r.gateway.runs);
-  const ratio = gwHigh.rps / high(r.bare.runs).rps;
+  const hi = high(r.gateway.runs).connections;
+  const lo = low(r.gateway.runs).connections;
+  const ratio = pairedMedian(r.gateway, r.bare, hi, throughputRatio);
   const errors = [...r.bare.runs, ...r.gateway.runs].reduce((n, run) => n + run.errors, 0);
   if (errors) out.push({ ok: false, text: `✗ ${errors} wrk errors` });
   if (s.large) {
     // No target: the issue sets them for ~1 KB requests. The translated row's ratio to its passthrough is shown.
     const ref = s.passthroughRef ? (r.passthrough ?? all[s.passthroughRef]?.gateway) : undefined;
-    out.push({ ok: true, text: ref ? `no target; ${(gwHigh.rps / high(ref.runs).rps).toFixed(2)}× pass` : 'no target' });
+    out.push({ ok: true, text: ref ? `no target; ${pairedMedian(r.gateway, ref, hi, throughputRatio).toFixed(2)}× pass` : 'no target' });
     return out;
   }
   if (s.kind === 'passthrough') {
     const t = TARGETS.passthroughThroughput;
     out.push({ ok: ratio >= t, text: `${mark(ratio >= t)} thr ${ratio.toFixed(2)}× ${ratio >= t ? '≥' : '<'} ${t}×` });
-    const added = low(r.gateway.runs).p50_ms - low(r.bare.runs).p50_ms;
+    const added = pairedMedian(r.gateway, r.bare, lo, addedP50);
     if (runtime === 'bun') {
       const lim = TARGETS.bunPassthroughAddedP50Ms;
       out.push({ ok: added <= lim, text: `${mark(added <= lim)} p50 ${ms(added)} vs bare (≤ +${lim})` });
@@ -69,7 +71,7 @@ export function scenarioVerdicts(runtime: Runtime, s: Scenario, r: ScenarioResul
     const ref = r.passthrough ?? all[s.passthroughRef]?.gateway;
     if (!ref) out.push({ ok: true, text: `n/a (run ${s.passthroughRef} for the ratio)` });
     else {
-      const x = gwHigh.rps / high(ref.runs).rps;
+      const x = pairedMedian(r.gateway, ref, hi, throughputRatio);
       const t = TARGETS.translatedVsPassthrough;
       out.push({ ok: x >= t, text: `${mark(x >= t)} ${x.toFixed(2)}× pass ${x >= t ? '≥' : '<'} ${t}×` });
     }

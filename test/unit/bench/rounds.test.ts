@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../../bench/lib/args.ts';
-import { medianRun, rotation, type LoadRun } from '../../../bench/lib/measure.ts';
-import { memoryAfterLines, thinMarkdown, type RuntimeResult } from '../../../bench/lib/report.ts';
+import { addedP50, medianRun, pairedMedian, rotation, runRounds, throughputRatio, type LoadRun } from '../../../bench/lib/rounds.ts';
+import { memoryAfterLines, redoneLine, thinMarkdown, type RuntimeResult } from '../../../bench/lib/report.ts';
 import { SCENARIOS } from '../../../bench/lib/scenarios.ts';
 import { scenarioVerdicts, soakVerdict } from '../../../bench/lib/verdicts.ts';
 import { MiB } from '../../../bench/lib/stats.ts';
@@ -28,6 +28,110 @@ describe('bench rounds', () => {
     expect(parseArgs(['--rounds', '3']).rounds).toBe(3);
     expect(() => parseArgs(['--rounds', '0'])).toThrow(/--rounds/);
     expect(() => parseArgs(['--rounds=2.5'])).toThrow(/--rounds/);
+  });
+});
+
+describe('disturbed rounds run again (--redo)', () => {
+  /** Targets that answer with their index as rps; `busy` says which calls (in order) were disturbed. */
+  const rig = (busy: (call: number) => boolean) => {
+    const calls: { target: number; round: number; again: boolean }[] = [];
+    const runOne = async (target: number, round: number, again: boolean) => {
+      const disturbed = busy(calls.length);
+      calls.push({ target, round, again });
+      return run(1000 + target, { other_load_pct: disturbed ? 12 : 0.4 });
+    };
+    return { calls, runOne };
+  };
+
+  it('keeps every round of a quiet machine, in rotation', async () => {
+    const { calls, runOne } = rig(() => false);
+    const { kept, redone } = await runRounds(2, 3, 2, runOne);
+    expect(calls.map((c) => c.target)).toEqual([0, 1, 1, 0, 0, 1]);
+    expect(kept.map((runs) => runs.length)).toEqual([3, 3]);
+    expect(redone).toEqual([[], []]);
+  });
+
+  it('runs a disturbed round again whole, in the same order, and keeps only the quiet one', async () => {
+    // The fourth call is the second round's second target (target 0 there).
+    const { calls, runOne } = rig((call) => call === 3);
+    const { kept, redone } = await runRounds(2, 3, 2, runOne);
+    expect(calls).toEqual([
+      { target: 0, round: 0, again: false }, { target: 1, round: 0, again: false },
+      { target: 1, round: 1, again: false }, { target: 0, round: 1, again: false },
+      { target: 1, round: 1, again: true }, { target: 0, round: 1, again: true },
+      { target: 0, round: 2, again: false }, { target: 1, round: 2, again: false },
+    ]);
+    expect(kept.flat().every((r) => r.other_load_pct! < 5)).toBe(true);
+    expect(kept.map((runs) => runs.length)).toEqual([3, 3]);
+    // The quiet run of the disturbed round is set aside too: its partner's was not comparable.
+    expect(redone.map((runs) => runs.map((r) => r.other_load_pct))).toEqual([[12], [0.4]]);
+  });
+
+  it('stops running again once the budget is spent and keeps what came, so a run stays bounded', async () => {
+    const { calls, runOne } = rig(() => true);
+    const { kept, redone } = await runRounds(3, 3, 2, runOne);
+    expect(calls.length).toBe((3 + 2) * 3);
+    expect(kept.map((runs) => runs.length)).toEqual([3, 3, 3]);
+    expect(redone.map((runs) => runs.length)).toEqual([2, 2, 2]);
+    expect(medianRun(kept[0]!).other_load_pct).toBe(12);
+  });
+
+  it('never runs again with --redo 0, and takes --redo from 0 to 9, two by default', async () => {
+    const { calls, runOne } = rig(() => true);
+    await runRounds(2, 3, 0, runOne);
+    expect(calls.length).toBe(6);
+    expect(parseArgs([]).redo).toBe(2);
+    expect(parseArgs(['--redo', '0']).redo).toBe(0);
+    expect(() => parseArgs(['--redo', '-1'])).toThrow(/--redo/);
+    expect(() => parseArgs(['--redo=10'])).toThrow(/--redo/);
+  });
+
+  it('says in the report how many rounds were run again, and nothing when none was', () => {
+    const target = (redone: number) => ({ runs: [run(9000)], rounds: [run(9000), run(9000), run(9000)], redone: Array.from({ length: redone }, () => run(1, { other_load_pct: 9 })) });
+    const result = (redone: number): RuntimeResult => ({
+      runtime: 'bun',
+      version: 'bun 1.4.5',
+      scenarios: { a: { direct: { runs: [run(40000)] }, bare: target(redone), gateway: target(redone) }, b: { direct: { runs: [run(40000)], redone: [run(1, { other_load_pct: 30 })] }, bare: target(0), gateway: target(0) } },
+      memory: { bare: { rss: MiB, peak: MiB }, gateway: { rss: MiB, peak: MiB } },
+      accounting: { accessLogLines: 0, usage: [] },
+    });
+    expect(redoneLine(result(2), 2)).toBe("3 of 11 rounds were run again (`--redo 2`): other processes took ≥ 5% of the server's core during them. Their runs are set aside in the results file (`redone`), not in these medians.");
+    const quiet = result(0);
+    delete quiet.scenarios.b!.direct.redone;
+    expect(redoneLine(quiet, 2)).toBe('');
+  });
+});
+
+describe('the gateway against the bare proxy, round by round', () => {
+  // The Gemini stream's 64-connection rounds on Bun, forty-fourth round: the machine slowed by a
+  // third between the second round's gateway run and its bare proxy's, with no other process
+  // on the core. The ratio of the medians (11,208 ÷ 9,893) read 1.13×.
+  const at64 = (rps: number[]) => rps.map((r) => run(r, { connections: 64 }));
+  const bare = { runs: [run(9893)], rounds: at64([16137, 9893, 9829]) };
+  const gateway = { runs: [run(11208)], rounds: at64([12606, 11208, 7747]) };
+
+  it('takes the median of each round’s own ratio, not the ratio of the medians', () => {
+    expect(throughputRatio(gateway.runs[0]!, bare.runs[0]!)).toBeCloseTo(1.133, 3);
+    expect(pairedMedian(gateway, bare, 64, throughputRatio)).toBeCloseTo(0.788, 3);
+  });
+
+  it('reads the added p50 the same way, at the connection count asked for', () => {
+    const with8 = (p50: number[], t: { rounds: LoadRun[] }) => ({ runs: [], rounds: [...p50.map((p) => run(1, { connections: 8, p50_ms: p })), ...t.rounds] });
+    const diff = pairedMedian(with8([0.60, 0.61, 0.70], gateway), with8([0.50, 0.48, 0.52], bare), 8, addedP50);
+    expect(diff).toBeCloseTo(0.13, 6);
+  });
+
+  it('judges the passthrough target on the paired ratio', () => {
+    const scenario = SCENARIOS.find((s) => s.name === 'gemini-gemini-sse')!;
+    const target = (t: typeof bare) => ({ runs: [run(t.rounds[1]!.rps, { connections: 8, p50_ms: 0.5 }), ...t.runs.map((r) => ({ ...r, connections: 64 }))], rounds: t.rounds });
+    const verdicts = scenarioVerdicts('node', scenario, { direct: { runs: [run(40000, { connections: 8 })] }, bare: target(bare), gateway: target(gateway) }, {});
+    expect(verdicts.map((v) => v.text)).toContain('✓ thr 0.79× ≥ 0.7×');
+  });
+
+  it('compares the medians where there are no rounds to pair (one round, or an older results file)', () => {
+    expect(pairedMedian({ runs: [run(11208)] }, { runs: [run(9893)] }, 64, throughputRatio)).toBeCloseTo(1.133, 3);
+    // Rounds that cannot be paired one to one are not guessed at either.
+    expect(pairedMedian(gateway, { runs: bare.runs, rounds: bare.rounds.slice(1) }, 64, throughputRatio)).toBeCloseTo(1.133, 3);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LoadRun } from '../../../bench/lib/measure.ts';
+import type { LoadRun } from '../../../bench/lib/rounds.ts';
 import { warmupLine, type RuntimeResult } from '../../../bench/lib/report.ts';
 import { SCENARIOS } from '../../../bench/lib/scenarios.ts';
 import { MiB } from '../../../bench/lib/stats.ts';
