@@ -21,6 +21,7 @@ import type { LoadRun } from './lib/rounds.ts';
 import { pickScenarios, SCENARIOS } from './lib/scenarios.ts';
 import { runtimeBin, startServer, type Runtime, type Server } from './lib/servers.ts';
 import { soak } from './lib/soak.ts';
+import { speedTracker } from './lib/speed-probe.ts';
 import { THIN_RUNTIMES, THIN_SCENARIOS } from './lib/thin-gateway.ts';
 
 const SERVER_CPU = 0;
@@ -96,6 +97,8 @@ async function main(): Promise<void> {
   const soaks: SoakResult[] = [];
   const peers: unknown[] = [];
   const markdown: string[] = [];
+  // One tracker for the whole command, so every runtime's runs are judged against the same fastest probe.
+  const speed = speedTracker(SERVER_CPU);
   try {
     for (const runtime of args.runtimes) {
       const withThin = args.thin && !args.soak && THIN_RUNTIMES.includes(runtime);
@@ -115,7 +118,7 @@ async function main(): Promise<void> {
         const results: RuntimeResult['scenarios'] = {};
         for (const scenario of scenarios) {
           const measured = await measureScenario(
-            { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, rounds: args.rounds, redo: args.redo, connections: args.connections, ttfbCount: args.ttfbCount, say, runtime },
+            { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, rounds: args.rounds, redo: args.redo, connections: args.connections, ttfbCount: args.ttfbCount, say, runtime, speed },
             scenario, upstream.port, bare, gateway, THIN_SCENARIOS.includes(scenario.name) ? thin : undefined,
           );
           measured.memoryAfter = { bare: memory(bare.pid), gateway: memory(gateway.pid) };
@@ -143,7 +146,7 @@ async function main(): Promise<void> {
             const compared: Record<string, { peer: PeerScenarioResult; gateway: LoadRun[]; direct: LoadRun }> = {};
             for (const scenario of peerScenarios) {
               const measured = await measurePeer(
-                { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, rounds: args.rounds, redo: args.redo, connections: args.connections, ttfbCount: 0, say },
+                { wrk, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU, seconds: args.seconds, warmupSeconds: args.warmupSeconds, rounds: args.rounds, redo: args.redo, connections: args.connections, ttfbCount: 0, say, speed },
                 scenario, upstream.port, peer,
               );
               compared[scenario.name] = { peer: measured, gateway: results[scenario.name]!.gateway.runs, direct: results[scenario.name]!.direct.runs[0]! };

@@ -34,10 +34,11 @@ export const USAGE = `usage: node --import tsx bench/run.ts [options]
   --rounds 3                    runs per target and connection count, bare proxy and gateway
                                 alternating; each number is the median of its rounds (default 3;
                                 1: one run each)
-  --redo 2                      a round in which other processes took >= 5% of the server's core
-                                is run again, whole, at most this many times per scenario and
-                                connection count (default 2; 0: never); the runs set aside are
-                                counted in the report and kept in the results file
+  --redo 2                      a round in which other processes took >= 5% of the server's core,
+                                or before which the speed probe ran >= 1.25x its fastest, is run
+                                again, whole, at most this many times per scenario and connection
+                                count (default 2; 0: never); the runs set aside are counted in the
+                                report and kept in the results file
   --connections 8,64            connection counts; latency is read at the lowest, req/s at the highest
   --scenarios a,b               subset of: openai-list, claude-anthropic-json, claude-anthropic-sse,
                                 gemini-gemini-sse, claude-openai-json, claude-openai-sse,

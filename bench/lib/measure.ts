@@ -1,7 +1,7 @@
 import { checkAnswer } from './check.ts';
 import { coreBusyMicros, cpuMicros, type ProcMemory } from './proc-stats.ts';
 import { requestInit } from './request.ts';
-import { isDisturbed, medianRun, runRounds, type LoadRun } from './rounds.ts';
+import { isBusy, isSlow, medianRun, runRounds, slowness, type LoadRun, type SpeedReading } from './rounds.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
 import type { Runtime, Server } from './servers.ts';
 import { measureTtfb, type TtfbResult } from './ttfb.ts';
@@ -63,6 +63,8 @@ export interface MeasureOptions {
   connections: number[];
   ttfbCount: number;
   say: (line: string) => void;
+  /** Times a fixed piece of work on the server's core before each run (speed-probe.ts). */
+  speed?: () => Promise<SpeedReading>;
   /** The servers' runtime: on Bun and Node the warm-up goes on until their compilers are quiet. */
   runtime?: Runtime;
 }
@@ -73,6 +75,7 @@ export async function load(
   opts: MeasureOptions, url: string, scenario: Scenario, connections: number, server?: Server,
   custom?: { script: string; env: Record<string, string> },
 ): Promise<LoadRun> {
+  const speed = await opts.speed?.();
   const pid = server?.pid;
   const cpu0 = pid === undefined ? 0 : cpuMicros(pid);
   const core0 = coreBusyMicros(opts.serverCpu);
@@ -87,10 +90,13 @@ export async function load(
     p99_ms: r.latency_us.p99 / 1000,
     requests: r.requests,
     errors: errorCount(r),
-    ...(pid !== undefined && { cpu_us_per_req: (cpu1 - cpu0) / r.requests }),
-    other_load_pct: Math.round(other * 1000) / 10,
+    // nginx alone (no server) runs on the load core: what the idle servers on the server's core
+    // still do after the previous scenario (their compiler threads, a collection) cannot disturb it.
+    ...(pid !== undefined && { cpu_us_per_req: (cpu1 - cpu0) / r.requests, other_load_pct: Math.round(other * 1000) / 10 }),
+    ...speed,
   };
-  const busy = isDisturbed(run) ? `  ⚠ other processes on core ${opts.serverCpu}: ${run.other_load_pct}%` : '';
+  const busy = (isBusy(run) ? `  ⚠ other processes on core ${opts.serverCpu}: ${run.other_load_pct}%` : '') +
+    (isSlow(run) ? `  ⚠ slow machine: speed probe ${slowness(run).toFixed(2)}× its fastest` : '');
   const errs = run.errors ? `  ${run.errors} ERRORS ${JSON.stringify(r.errors)}` : '';
   opts.say(`    ${String(connections).padStart(3)} conn: ${Math.round(run.rps).toLocaleString('en-US').padStart(7)} req/s  p50 ${run.p50_ms.toFixed(3)} ms  p99 ${run.p99_ms.toFixed(3)} ms${run.cpu_us_per_req === undefined ? '' : `  ${run.cpu_us_per_req.toFixed(1)} µs CPU/req`}${errs}${busy}`);
   return run;

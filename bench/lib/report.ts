@@ -1,5 +1,5 @@
 import type { ScenarioResult, TargetResult } from './measure.ts';
-import { OTHER_LOAD_WARN_PCT, pairedMedian, throughputRatio } from './rounds.ts';
+import { isBusy, isDisturbed, isSlow, OTHER_LOAD_WARN_PCT, pairedMedian, SLOW_PROBE_RATIO, slowness, throughputRatio, type LoadRun } from './rounds.ts';
 import type { ProcMemory } from './proc-stats.ts';
 import type { Scenario } from './scenarios.ts';
 import type { Runtime } from './servers.ts';
@@ -31,6 +31,18 @@ const f3 = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(3)}`;
 const f2 = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
 const mib = (n: number) => `${(n / MiB).toFixed(1)} MiB`;
 
+/** What made the rows marked ⚠ unreliable, over the runs kept (medians: their worst round). */
+export function disturbedLine(runs: readonly LoadRun[]): string {
+  const busy = runs.filter(isBusy);
+  const slow = runs.filter(isSlow);
+  if (!busy.length && !slow.length) return '';
+  const parts = [
+    ...(busy.length ? [`other processes took ≥ ${OTHER_LOAD_WARN_PCT}% of the server's core in ${busy.length} of ${runs.length} runs (up to ${Math.max(...busy.map((run) => run.other_load_pct ?? 0))}%)`] : []),
+    ...(slow.length ? [`the machine was slow in ${slow.length} of ${runs.length} (the speed probe before them took ≥ ${SLOW_PROBE_RATIO}× its fastest time, up to ${Math.max(...slow.map(slowness)).toFixed(2)}×)`] : []),
+  ];
+  return `⚠ The machine was not quiet: ${parts.join('; ')}; rows marked ⚠ are unreliable.`;
+}
+
 /**
  * How many rounds were run again because other processes disturbed them (rounds.ts): a run whose
  * tables are clean only because its disturbed rounds were set aside says so.
@@ -46,7 +58,7 @@ export function redoneLine(r: RuntimeResult, redo: number | undefined): string {
     }
   }
   if (!redone) return '';
-  return `${redone} of ${redone + kept} rounds were run again (\`--redo ${redo ?? '?'}\`): other processes took ≥ ${OTHER_LOAD_WARN_PCT}% of the server's core during them. Their runs are set aside in the results file (\`redone\`), not in these medians.`;
+  return `${redone} of ${redone + kept} rounds were run again (\`--redo ${redo ?? '?'}\`): other processes took ≥ ${OTHER_LOAD_WARN_PCT}% of the server's core during them, or the machine was slow before them. Their runs are set aside in the results file (\`redone\`), not in these medians.`;
 }
 
 export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: { seconds: number; rounds: number; redo?: number; connections: number[]; dripMs: number; storage: string; tls?: boolean }): string {
@@ -67,7 +79,7 @@ export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: {
     if (!x) continue;
     const d = low(x.direct.runs);
     const [gl, bl, gh, bh] = [low(x.gateway.runs), low(x.bare.runs), high(x.gateway.runs), high(x.bare.runs)];
-    const noisy = [...x.direct.runs, ...x.bare.runs, ...x.gateway.runs, ...(x.passthrough?.runs ?? [])].some((run) => (run.other_load_pct ?? 0) >= OTHER_LOAD_WARN_PCT);
+    const noisy = [...x.direct.runs, ...x.bare.runs, ...x.gateway.runs, ...(x.passthrough?.runs ?? [])].some(isDisturbed);
     const verdicts = (noisy ? '⚠ ' : '') + (scenarioVerdicts(r.runtime, s, x, r.scenarios).map((v) => v.text).join('; ') || '—');
     lines.push(
       `| ${s.label} | ${int(gh.rps)} / ${int(bh.rps)} | ${pairedMedian(x.gateway, x.bare, hi, throughputRatio).toFixed(2)}× | ${d.p50_ms.toFixed(3)} / ${d.p99_ms.toFixed(2)} ms` +
@@ -76,12 +88,8 @@ export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: {
     );
   }
   const runs = Object.values(r.scenarios).flatMap((x) => [...x.direct.runs, ...x.bare.runs, ...x.gateway.runs, ...(x.passthrough?.runs ?? [])]);
-  const noisy = runs.filter((run) => (run.other_load_pct ?? 0) >= OTHER_LOAD_WARN_PCT);
-  if (noisy.length) {
-    const worst = Math.max(...noisy.map((run) => run.other_load_pct ?? 0));
-    lines.push('');
-    lines.push(`⚠ The machine was not quiet: other processes took ≥ ${OTHER_LOAD_WARN_PCT}% of the server's core in ${noisy.length} of ${runs.length} runs (up to ${worst}%); rows marked ⚠ are unreliable.`);
-  }
+  const disturbed = disturbedLine(runs);
+  if (disturbed) lines.push('', disturbed);
   const redone = redoneLine(r, meta.redo);
   if (redone) lines.push('', redone);
   const streams = scenarios.filter((s) => r.scenarios[s.name]?.gateway.ttfb);
@@ -181,7 +189,7 @@ export function thinMarkdown(r: RuntimeResult, scenarios: Scenario[]): string {
     const d = low(x.direct.runs);
     const [b, t, g] = [high(x.bare.runs), high(x.thin!.runs), high(x.gateway.runs)];
     const ratio = (p: TargetResult, q: TargetResult) => `${pairedMedian(p, q, hi, throughputRatio).toFixed(2)}×`;
-    const noisy = x.thin!.runs.some((run) => (run.other_load_pct ?? 0) >= OTHER_LOAD_WARN_PCT) ? ' ⚠' : '';
+    const noisy = x.thin!.runs.some(isDisturbed) ? ' ⚠' : '';
     lines.push(
       `| ${s.label}${noisy} | ${int(b.rps)} / ${int(t.rps)} / ${int(g.rps)} | ${ratio(x.thin!, x.bare)} | ${ratio(x.gateway, x.bare)} | ${ratio(x.gateway, x.thin!)}` +
         ` | ${f3(low(x.thin!.runs).p50_ms - d.p50_ms)} / ${f3(low(x.gateway.runs).p50_ms - d.p50_ms)} ms | ${int(b.cpu_us_per_req ?? NaN)} / ${int(t.cpu_us_per_req ?? NaN)} / ${int(g.cpu_us_per_req ?? NaN)} |`,

@@ -12,12 +12,30 @@ export interface LoadRun {
   cpu_us_per_req?: number;
   /** Share of the server's core used by anything but the server during the run (should be ~0). */
   other_load_pct?: number;
+  /** The speed probe just before the run, and the fastest of the bench run so far (speed-probe.ts). */
+  probe_ms?: number;
+  probe_fastest_ms?: number;
 }
+
+/** What a run records of the machine's speed. */
+export type SpeedReading = Required<Pick<LoadRun, 'probe_ms' | 'probe_fastest_ms'>>;
 
 /** Other processes using more of the server's core than this make a run unreliable. */
 export const OTHER_LOAD_WARN_PCT = 5;
 
-export const isDisturbed = (run: LoadRun) => (run.other_load_pct ?? 0) >= OTHER_LOAD_WARN_PCT;
+/**
+ * A run is slow when the speed probe before it took this many times the fastest probe of the
+ * bench run so far. On this machine the probe takes ~70–80 ms when the machine is quick and
+ * 100–120 ms when the hypervisor gives the VM less (seen within one minute, nothing else
+ * running): the servers' CPU per request then doubles, and no other process shows on the core.
+ */
+export const SLOW_PROBE_RATIO = 1.25;
+
+export const isBusy = (run: LoadRun) => (run.other_load_pct ?? 0) >= OTHER_LOAD_WARN_PCT;
+/** How many times the fastest probe the probe before this run took (1 without a probe). */
+export const slowness = (run: LoadRun) => (run.probe_ms && run.probe_fastest_ms ? run.probe_ms / run.probe_fastest_ms : 1);
+export const isSlow = (run: LoadRun) => slowness(run) >= SLOW_PROBE_RATIO;
+export const isDisturbed = (run: LoadRun) => isBusy(run) || isSlow(run);
 
 /** The order targets run in, round by round: 0 1 2, 1 2 0, 2 0 1, … (two targets: 0 1, 1 0). */
 export function rotation(count: number, round: number): number[] {
@@ -33,11 +51,11 @@ export interface RoundsResult {
 
 /**
  * `rounds` rounds of `count` targets in rotation. A round in which any run was disturbed
- * (other processes took ≥ OTHER_LOAD_WARN_PCT of the server's core) is run again, whole and in
+ * (other processes took ≥ OTHER_LOAD_WARN_PCT of the server's core, or the machine was slow) is run again, whole and in
  * the same order, at most `redo` times in all: the ratios compare runs of one round, and a
  * neighbour's burst during the gateway's run and not the bare proxy's (or the other way round)
- * says nothing about either. The disturbance is read from the core's own counters, never from
- * the results, so what is run again does not depend on which target came out ahead; once the
+ * says nothing about either. The disturbance is read from the core's own counters and the speed
+ * probe, never from the results, so what is run again does not depend on which target came out ahead; once the
  * budget is spent the rounds are kept as they came and the report marks them ⚠.
  */
 export async function runRounds(
@@ -60,13 +78,14 @@ export async function runRounds(
   return { kept, redone };
 }
 
-/** Each number the median of the runs' (errors and requests summed, other load the worst). */
+/** Each number the median of the runs' (errors and requests summed, other load and slowness the worst). */
 export function medianRun(runs: readonly LoadRun[]): LoadRun {
   const mid = (pick: (run: LoadRun) => number | undefined) => {
     const values = runs.map(pick).filter((v): v is number => v !== undefined);
     return values.length ? median(values) : undefined;
   };
   const cpu = mid((run) => run.cpu_us_per_req);
+  const slowest = runs.reduce((a, b) => (slowness(b) > slowness(a) ? b : a));
   return {
     connections: runs[0]!.connections,
     rps: mid((run) => run.rps)!,
@@ -76,6 +95,7 @@ export function medianRun(runs: readonly LoadRun[]): LoadRun {
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
     ...(cpu !== undefined && { cpu_us_per_req: cpu }),
     other_load_pct: Math.max(...runs.map((run) => run.other_load_pct ?? 0)),
+    ...(slowest.probe_ms !== undefined && { probe_ms: slowest.probe_ms, probe_fastest_ms: slowest.probe_fastest_ms }),
   };
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../../bench/lib/args.ts';
-import { addedP50, medianRun, pairedMedian, rotation, runRounds, throughputRatio, type LoadRun } from '../../../bench/lib/rounds.ts';
-import { memoryAfterLines, redoneLine, thinMarkdown, type RuntimeResult } from '../../../bench/lib/report.ts';
+import { addedP50, isDisturbed, medianRun, pairedMedian, rotation, runRounds, throughputRatio, type LoadRun } from '../../../bench/lib/rounds.ts';
+import { disturbedLine, memoryAfterLines, redoneLine, thinMarkdown, type RuntimeResult } from '../../../bench/lib/report.ts';
+import { probeSpeed, speedTracker } from '../../../bench/lib/speed-probe.ts';
 import { SCENARIOS } from '../../../bench/lib/scenarios.ts';
 import { scenarioVerdicts, soakVerdict } from '../../../bench/lib/verdicts.ts';
 import { MiB } from '../../../bench/lib/stats.ts';
@@ -95,10 +96,56 @@ describe('disturbed rounds run again (--redo)', () => {
       memory: { bare: { rss: MiB, peak: MiB }, gateway: { rss: MiB, peak: MiB } },
       accounting: { accessLogLines: 0, usage: [] },
     });
-    expect(redoneLine(result(2), 2)).toBe("3 of 11 rounds were run again (`--redo 2`): other processes took ≥ 5% of the server's core during them. Their runs are set aside in the results file (`redone`), not in these medians.");
+    expect(redoneLine(result(2), 2)).toBe("3 of 11 rounds were run again (`--redo 2`): other processes took ≥ 5% of the server's core during them, or the machine was slow before them. Their runs are set aside in the results file (`redone`), not in these medians.");
     const quiet = result(0);
     delete quiet.scenarios.b!.direct.redone;
     expect(redoneLine(quiet, 2)).toBe('');
+  });
+});
+
+describe('a slow machine (the speed probe)', () => {
+  const probed = (probe: number, fastest: number, over: Partial<LoadRun> = {}) => run(9000, { probe_ms: probe, probe_fastest_ms: fastest, ...over });
+
+  it('counts a run disturbed when the probe before it took 1.25× the fastest, with nothing else on the core', () => {
+    expect(isDisturbed(probed(78, 70))).toBe(false);
+    expect(isDisturbed(probed(87, 70))).toBe(false);
+    expect(isDisturbed(probed(88, 70))).toBe(true);
+    expect(isDisturbed(run(9000))).toBe(false);
+    expect(isDisturbed(run(9000, { other_load_pct: 5 }))).toBe(true);
+  });
+
+  it('runs a round again when its machine was slow, as when it was busy', async () => {
+    let call = 0;
+    const { kept, redone } = await runRounds(2, 2, 2, async () => (call++ === 1 ? probed(110, 71) : probed(72, 71)));
+    expect(redone.map((runs) => runs.length)).toEqual([1, 1]);
+    expect(kept.flat().every((r) => !isDisturbed(r))).toBe(true);
+  });
+
+  it('keeps the slowest run’s probe in a median, so its row is marked', () => {
+    const m = medianRun([probed(72, 70), probed(105, 70), probed(71, 70)]);
+    expect([m.probe_ms, m.probe_fastest_ms]).toEqual([105, 70]);
+    expect('probe_ms' in medianRun([run(1), run(2)])).toBe(false);
+  });
+
+  it('tracks the fastest probe over the whole command', async () => {
+    const times = [80, 70, 104, 75];
+    const next = speedTracker(0, async () => times.shift()!);
+    const readings = [await next(), await next(), await next(), await next()];
+    expect(readings.map((r) => r.probe_fastest_ms)).toEqual([80, 70, 70, 70]);
+    expect(readings.map((r) => r.probe_ms)).toEqual([80, 70, 104, 75]);
+  });
+
+  it('says how many runs were busy and how many slow', () => {
+    expect(disturbedLine([run(1), run(1)])).toBe('');
+    expect(disturbedLine([run(1, { other_load_pct: 7.5 }), probed(105, 70), probed(90, 70), run(1)])).toBe(
+      "⚠ The machine was not quiet: other processes took ≥ 5% of the server's core in 1 of 4 runs (up to 7.5%); the machine was slow in 2 of 4 (the speed probe before them took ≥ 1.25× its fastest time, up to 1.50×); rows marked ⚠ are unreliable.",
+    );
+  });
+
+  it('times the probe on a core, in milliseconds', async () => {
+    const ms = await probeSpeed(0);
+    expect(ms).toBeGreaterThan(1);
+    expect(ms).toBeLessThan(30_000);
   });
 });
 
