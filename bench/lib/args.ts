@@ -35,7 +35,7 @@ export const USAGE = `usage: node --import tsx bench/run.ts [options]
                                 alternating; each number is the median of its rounds (default 3;
                                 1: one run each)
   --redo 2                      a round in which other processes took >= 5% of the server's core,
-                                or before which the speed probe ran >= 1.25x its fastest, is run
+                                or around which a speed probe ran >= 1.25x its fastest, is run
                                 again, whole, at most this many times per scenario and connection
                                 count (default 2; 0: never); the runs set aside are counted in the
                                 report and kept in the results file

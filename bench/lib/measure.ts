@@ -75,7 +75,7 @@ export async function load(
   opts: MeasureOptions, url: string, scenario: Scenario, connections: number, server?: Server,
   custom?: { script: string; env: Record<string, string> },
 ): Promise<LoadRun> {
-  const speed = await opts.speed?.();
+  const before = await opts.speed?.();
   const pid = server?.pid;
   const cpu0 = pid === undefined ? 0 : cpuMicros(pid);
   const core0 = coreBusyMicros(opts.serverCpu);
@@ -83,6 +83,10 @@ export async function load(
   server?.assertAlive(`${scenario.name} at ${connections} connections`);
   const cpu1 = pid === undefined ? 0 : cpuMicros(pid);
   const other = Math.max(0, coreBusyMicros(opts.serverCpu) - core0 - (cpu1 - cpu0)) / r.duration_us;
+  // Probed on both sides: the machine's speed turns within seconds, so a spell that begins
+  // during the run shows in the probe after it.
+  const after = await opts.speed?.();
+  const speed = before && after && after.probe_ms > before.probe_ms ? after : before;
   const run: LoadRun = {
     connections,
     rps: r.rps,

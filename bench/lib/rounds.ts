@@ -12,7 +12,7 @@ export interface LoadRun {
   cpu_us_per_req?: number;
   /** Share of the server's core used by anything but the server during the run (should be ~0). */
   other_load_pct?: number;
-  /** The speed probe just before the run, and the fastest of the bench run so far (speed-probe.ts). */
+  /** The slower of the speed probes just before and just after the run, and the fastest of the bench run so far (speed-probe.ts). */
   probe_ms?: number;
   probe_fastest_ms?: number;
 }
@@ -24,8 +24,8 @@ export type SpeedReading = Required<Pick<LoadRun, 'probe_ms' | 'probe_fastest_ms
 export const OTHER_LOAD_WARN_PCT = 5;
 
 /**
- * A run is slow when the speed probe before it took this many times the fastest probe of the
- * bench run so far. On this machine the probe takes ~70–80 ms when the machine is quick and
+ * A run is slow when a speed probe before or after it took this many times the fastest probe of
+ * the bench run so far. On this machine the probe takes ~70–80 ms when the machine is quick and
  * 100–120 ms when the hypervisor gives the VM less (seen within one minute, nothing else
  * running): the servers' CPU per request then doubles, and no other process shows on the core.
  */
