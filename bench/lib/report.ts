@@ -38,7 +38,7 @@ export function disturbedLine(runs: readonly LoadRun[]): string {
   if (!busy.length && !slow.length) return '';
   const parts = [
     ...(busy.length ? [`other processes took ≥ ${OTHER_LOAD_WARN_PCT}% of the server's core in ${busy.length} of ${runs.length} runs (up to ${Math.max(...busy.map((run) => run.other_load_pct ?? 0))}%)`] : []),
-    ...(slow.length ? [`the machine was slow in ${slow.length} of ${runs.length} (a speed probe before or after them took ≥ ${SLOW_PROBE_RATIO}× its fastest time, up to ${Math.max(...slow.map(slowness)).toFixed(2)}×)`] : []),
+    ...(slow.length ? [`it was slow in ${slow.length} of ${runs.length} (a speed probe before or after them took ≥ ${SLOW_PROBE_RATIO}× its fastest time, up to ${Math.max(...slow.map(slowness)).toFixed(2)}×)`] : []),
   ];
   return `⚠ The machine was not quiet: ${parts.join('; ')}; rows marked ⚠ are unreliable.`;
 }

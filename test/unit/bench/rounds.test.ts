@@ -138,7 +138,7 @@ describe('a slow machine (the speed probe)', () => {
   it('says how many runs were busy and how many slow', () => {
     expect(disturbedLine([run(1), run(1)])).toBe('');
     expect(disturbedLine([run(1, { other_load_pct: 7.5 }), probed(105, 70), probed(90, 70), run(1)])).toBe(
-      "⚠ The machine was not quiet: other processes took ≥ 5% of the server's core in 1 of 4 runs (up to 7.5%); the machine was slow in 2 of 4 (a speed probe before or after them took ≥ 1.25× its fastest time, up to 1.50×); rows marked ⚠ are unreliable.",
+      "⚠ The machine was not quiet: other processes took ≥ 5% of the server's core in 1 of 4 runs (up to 7.5%); it was slow in 2 of 4 (a speed probe before or after them took ≥ 1.25× its fastest time, up to 1.50×); rows marked ⚠ are unreliable.",
     );
   });
 
