@@ -44,7 +44,7 @@ export function disturbedLine(runs: readonly LoadRun[]): string {
 }
 
 /**
- * How many rounds were run again because other processes disturbed them (rounds.ts): a run whose
+ * How many rounds were run again because they were busy or slow (rounds.ts): a run whose
  * tables are clean only because its disturbed rounds were set aside says so.
  */
 export function redoneLine(r: RuntimeResult, redo: number | undefined): string {

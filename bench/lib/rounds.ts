@@ -25,14 +25,14 @@ export const OTHER_LOAD_WARN_PCT = 5;
 
 /**
  * A run is slow when a speed probe before or after it took this many times the fastest probe of
- * the bench run so far. On this machine the probe takes ~70–80 ms when the machine is quick and
- * 100–120 ms when the hypervisor gives the VM less (seen within one minute, nothing else
- * running): the servers' CPU per request then doubles, and no other process shows on the core.
+ * the bench run so far. On this machine the probe takes ~70–80 ms when the machine is quick and up
+ * to ~120 ms when the hypervisor gives the VM less (seen within one minute, nothing else
+ * running): the servers' CPU per request then nearly doubles, and no other process shows on the core.
  */
 export const SLOW_PROBE_RATIO = 1.25;
 
 export const isBusy = (run: LoadRun) => (run.other_load_pct ?? 0) >= OTHER_LOAD_WARN_PCT;
-/** How many times the fastest probe the probe before this run took (1 without a probe). */
+/** How many times the fastest probe the slower probe around this run took (1 without a probe). */
 export const slowness = (run: LoadRun) => (run.probe_ms && run.probe_fastest_ms ? run.probe_ms / run.probe_fastest_ms : 1);
 export const isSlow = (run: LoadRun) => slowness(run) >= SLOW_PROBE_RATIO;
 export const isDisturbed = (run: LoadRun) => isBusy(run) || isSlow(run);
@@ -45,18 +45,18 @@ export function rotation(count: number, round: number): number[] {
 /** Every round's runs, by target; the rounds that were run again are kept apart. */
 export interface RoundsResult {
   kept: LoadRun[][];
-  /** Runs of rounds that other processes disturbed and that were then run again. */
+  /** Runs of disturbed rounds that were then run again. */
   redone: LoadRun[][];
 }
 
 /**
- * `rounds` rounds of `count` targets in rotation. A round in which any run was disturbed
- * (other processes took ≥ OTHER_LOAD_WARN_PCT of the server's core, or the machine was slow) is run again, whole and in
- * the same order, at most `redo` times in all: the ratios compare runs of one round, and a
- * neighbour's burst during the gateway's run and not the bare proxy's (or the other way round)
- * says nothing about either. The disturbance is read from the core's own counters and the speed
- * probe, never from the results, so what is run again does not depend on which target came out ahead; once the
- * budget is spent the rounds are kept as they came and the report marks them ⚠.
+ * `rounds` rounds of `count` targets in rotation. A round in which any run was disturbed (busy or
+ * slow, above) is run again, whole and in the same order, at most `redo` times in all: the ratios
+ * compare runs of one round, and a neighbour's burst during the gateway's run and not the bare
+ * proxy's (or the other way round) says nothing about either. The disturbance is read from the
+ * core's own counters and the speed probe, never from the results, so what is run again does not
+ * depend on which target came out ahead; once the budget is spent the rounds are kept as they
+ * came and the report marks them ⚠.
  */
 export async function runRounds(
   count: number, rounds: number, redo: number,

@@ -14,7 +14,7 @@ export async function probeSpeed(cpu: number): Promise<number> {
   return ms;
 }
 
-/** Probes `cpu` before each run and keeps the fastest reading of the whole bench run. */
+/** Probes `cpu` at each call (measure.ts calls it before and after each run) and keeps the fastest reading of the whole bench run. */
 export function speedTracker(cpu: number, probe = probeSpeed): () => Promise<SpeedReading> {
   let fastest = Number.POSITIVE_INFINITY;
   return async () => {

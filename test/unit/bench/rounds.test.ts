@@ -266,6 +266,12 @@ describe('translated throughput against its passthrough', () => {
     const verdicts = scenarioVerdicts('node', translated, old, { [translated.passthroughRef!]: { direct: target(40000), bare: target(20000), gateway: target(8000) } });
     expect(verdicts.map((v) => v.text)).toContain('✓ 0.50× pass ≥ 0.5×');
     expect(scenarioVerdicts('node', translated, old, {}).map((v) => v.text)).toContain(`n/a (run ${translated.passthroughRef} for the ratio)`);
+    // That row's rounds ran in another rotation: they are not paired with this row's.
+    const rounds = (rps: number[]) => rps.map((x) => run(x));
+    const own = { ...old, gateway: { ...old.gateway, rounds: rounds([4000, 4000, 4000]) } };
+    // Paired by index these would read 4.00×.
+    const row = { direct: target(40000), bare: target(20000), gateway: { runs: [run(8000, { connections: 8 }), run(8000)], rounds: rounds([1000, 1000, 8000]) } };
+    expect(scenarioVerdicts('node', translated, own, { [translated.passthroughRef!]: row }).map((v) => v.text)).toContain('✓ 0.50× pass ≥ 0.5×');
   });
 });
 
