@@ -29,6 +29,7 @@ import { checkAnswer } from './lib/check.ts';
 import { BENCH_CA } from './lib/nginx.ts';
 import { findLoadTools, findScenario, startRig } from './lib/rig.ts';
 import { cpuMicros, listeningPid } from './lib/proc-stats.ts';
+import { median } from './lib/stats.ts';
 import { launch, ROOT, runMain, stop, waitListening, type Launched } from './lib/procs.ts';
 import { buildTreeForNode, linkNodeModules, runtimeCommand } from './lib/servers.ts';
 import { errorCount, runWrk } from './lib/wrk.ts';
@@ -186,12 +187,6 @@ async function readPromiseCount(server: Launched, pid: number): Promise<number> 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error('--promises: the server printed no count (was it started with bench/lib/promise-count.mjs?)');
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 runMain(main);

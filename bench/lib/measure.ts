@@ -63,7 +63,7 @@ export interface MeasureOptions {
   connections: number[];
   ttfbCount: number;
   say: (line: string) => void;
-  /** Times a fixed piece of work on the server's core before each run (speed-probe.ts). */
+  /** Times a fixed piece of work on the server's core; called before and after each run (speed-probe.ts). */
   speed?: () => Promise<SpeedReading>;
   /** The servers' runtime: on Bun and Node the warm-up goes on until their compilers are quiet. */
   runtime?: Runtime;
