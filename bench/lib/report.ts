@@ -3,7 +3,7 @@ import { isBusy, isDisturbed, isSlow, OTHER_LOAD_WARN_PCT, pairedMedian, SLOW_PR
 import type { ProcMemory } from './proc-stats.ts';
 import type { Scenario } from './scenarios.ts';
 import type { Runtime } from './servers.ts';
-import { MiB } from './stats.ts';
+import { median, MiB } from './stats.ts';
 import { MAX_QUIET_SECONDS, QUIET_COMPILER_SHARE } from './warm-quiet.ts';
 import { high, low, rssVerdict, scenarioVerdicts, soakVerdict } from './verdicts.ts';
 
@@ -41,6 +41,18 @@ export function disturbedLine(runs: readonly LoadRun[]): string {
     ...(slow.length ? [`it was slow in ${slow.length} of ${runs.length} (a speed probe before or after them took ≥ ${SLOW_PROBE_RATIO}× its fastest time, up to ${Math.max(...slow.map(slowness)).toFixed(2)}×)`] : []),
   ];
   return `⚠ The machine was not quiet: ${parts.join('; ')}; rows marked ⚠ are unreliable.`;
+}
+
+/**
+ * How quick the machine was, in the probe's own milliseconds: the ⚠ marks compare each run with
+ * the command's fastest probe, so a run that was slow from start to end has none, and only this
+ * line tells it from a quick one (bench/README.md gives this machine's quick readings).
+ */
+export function speedLine(runs: readonly LoadRun[]): string {
+  const ms = runs.flatMap((run) => (run.probe_ms === undefined ? [] : [run.probe_ms]));
+  if (!ms.length) return '';
+  const fastest = Math.min(...ms, ...runs.flatMap((run) => (run.probe_fastest_ms === undefined ? [] : [run.probe_fastest_ms])));
+  return `Speed probe (\`bench/lib/speed-probe.mjs\` on the server's core, the slower of its readings before and after each run): fastest ${fastest.toFixed(0)} ms, median ${median(ms).toFixed(0)} ms over the ${ms.length} runs kept, each round counted.`;
 }
 
 /**
@@ -90,6 +102,9 @@ export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: {
   const runs = Object.values(r.scenarios).flatMap((x) => [...x.direct.runs, ...x.bare.runs, ...x.gateway.runs, ...(x.passthrough?.runs ?? [])]);
   const disturbed = disturbedLine(runs);
   if (disturbed) lines.push('', disturbed);
+  // Every run measured and kept, not the medians (each holds its slowest round's probe).
+  const speed = speedLine(Object.values(r.scenarios).flatMap((x) => [x.direct, x.bare, x.gateway, ...(x.passthrough ? [x.passthrough] : []), ...(x.thin ? [x.thin] : [])].flatMap((t) => t.rounds ?? t.runs)));
+  if (speed) lines.push('', speed);
   const redone = redoneLine(r, meta.redo);
   if (redone) lines.push('', redone);
   const streams = scenarios.filter((s) => r.scenarios[s.name]?.gateway.ttfb);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../../bench/lib/args.ts';
 import { addedP50, isDisturbed, medianRun, pairedMedian, rotation, runRounds, throughputRatio, type LoadRun } from '../../../bench/lib/rounds.ts';
-import { disturbedLine, memoryAfterLines, redoneLine, thinMarkdown, type RuntimeResult } from '../../../bench/lib/report.ts';
+import { disturbedLine, memoryAfterLines, redoneLine, speedLine, thinMarkdown, type RuntimeResult } from '../../../bench/lib/report.ts';
 import { probeSpeed, speedTracker } from '../../../bench/lib/speed-probe.ts';
 import { SCENARIOS } from '../../../bench/lib/scenarios.ts';
 import { scenarioVerdicts, soakVerdict } from '../../../bench/lib/verdicts.ts';
@@ -140,6 +140,18 @@ describe('a slow machine (the speed probe)', () => {
     expect(disturbedLine([run(1, { other_load_pct: 7.5 }), probed(105, 70), probed(90, 70), run(1)])).toBe(
       "⚠ The machine was not quiet: other processes took ≥ 5% of the server's core in 1 of 4 runs (up to 7.5%); it was slow in 2 of 4 (a speed probe before or after them took ≥ 1.25× its fastest time, up to 1.50×); rows marked ⚠ are unreliable.",
     );
+  });
+
+  it('states the machine’s speed in the probe’s milliseconds, which a run slow from start to end shows nowhere else', () => {
+    // Every probe ~2.7× a quick machine's ~75 ms: no run is 1.25× the command's fastest, so no ⚠.
+    const slowAllRun = [probed(214, 206), probed(221, 206), probed(206, 206), probed(249, 206)];
+    expect(disturbedLine(slowAllRun)).toBe('');
+    expect(speedLine(slowAllRun)).toBe(
+      "Speed probe (`bench/lib/speed-probe.mjs` on the server's core, the slower of its readings before and after each run): fastest 206 ms, median 218 ms over the 4 runs kept, each round counted.",
+    );
+    // The fastest reading can be one taken before a run whose own (slower) reading is kept.
+    expect(speedLine([probed(80, 71), probed(75, 71)])).toMatch(/fastest 71 ms, median 78 ms over the 2 runs kept/);
+    expect(speedLine([run(1), run(2)])).toBe('');
   });
 
   it('times the probe on a core, in milliseconds', async () => {
