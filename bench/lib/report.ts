@@ -52,7 +52,7 @@ export function speedLine(runs: readonly LoadRun[]): string {
   const ms = runs.flatMap((run) => (run.probe_ms === undefined ? [] : [run.probe_ms]));
   if (!ms.length) return '';
   const fastest = Math.min(...ms, ...runs.flatMap((run) => (run.probe_fastest_ms === undefined ? [] : [run.probe_fastest_ms])));
-  return `Speed probe (\`bench/lib/speed-probe.mjs\` on the server's core, the slower of its readings before and after each run): fastest ${fastest.toFixed(0)} ms, median ${median(ms).toFixed(0)} ms over the ${ms.length} runs kept, each round counted.`;
+  return `Speed probe (\`bench/lib/speed-probe.mjs\` on the server's core): the command's fastest reading up to this table's last run ${fastest.toFixed(0)} ms; the median over the ${ms.length} runs kept, each round counted and each the slower of its readings before and after it, ${median(ms).toFixed(0)} ms.`;
 }
 
 /**

@@ -147,10 +147,10 @@ describe('a slow machine (the speed probe)', () => {
     const slowAllRun = [probed(214, 206), probed(221, 206), probed(206, 206), probed(249, 206)];
     expect(disturbedLine(slowAllRun)).toBe('');
     expect(speedLine(slowAllRun)).toBe(
-      "Speed probe (`bench/lib/speed-probe.mjs` on the server's core, the slower of its readings before and after each run): fastest 206 ms, median 218 ms over the 4 runs kept, each round counted.",
+      "Speed probe (`bench/lib/speed-probe.mjs` on the server's core): the command's fastest reading up to this table's last run 206 ms; the median over the 4 runs kept, each round counted and each the slower of its readings before and after it, 218 ms.",
     );
     // The fastest reading can be one taken before a run whose own (slower) reading is kept.
-    expect(speedLine([probed(80, 71), probed(75, 71)])).toMatch(/fastest 71 ms, median 78 ms over the 2 runs kept/);
+    expect(speedLine([probed(80, 71), probed(75, 71)])).toMatch(/fastest reading up to this table's last run 71 ms; the median over the 2 runs kept, .*, 78 ms\./);
     expect(speedLine([run(1), run(2)])).toBe('');
   });
 
