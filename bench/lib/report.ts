@@ -31,6 +31,9 @@ const f3 = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(3)}`;
 const f2 = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
 const mib = (n: number) => `${(n / MiB).toFixed(1)} MiB`;
 
+/** A scenario's targets in the runtime's table (the thin gateway has a table of its own). */
+const tableTargets = (x: ScenarioResult): TargetResult[] => [x.direct, x.bare, x.gateway, ...(x.passthrough ? [x.passthrough] : [])];
+
 /** What made the rows marked ⚠ unreliable, over the runs kept (medians: their worst round). */
 export function disturbedLine(runs: readonly LoadRun[]): string {
   const busy = runs.filter(isBusy);
@@ -91,7 +94,7 @@ export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: {
     if (!x) continue;
     const d = low(x.direct.runs);
     const [gl, bl, gh, bh] = [low(x.gateway.runs), low(x.bare.runs), high(x.gateway.runs), high(x.bare.runs)];
-    const noisy = [...x.direct.runs, ...x.bare.runs, ...x.gateway.runs, ...(x.passthrough?.runs ?? [])].some(isDisturbed);
+    const noisy = tableTargets(x).some((t) => t.runs.some(isDisturbed));
     const verdicts = (noisy ? '⚠ ' : '') + (scenarioVerdicts(r.runtime, s, x, r.scenarios).map((v) => v.text).join('; ') || '—');
     lines.push(
       `| ${s.label} | ${int(gh.rps)} / ${int(bh.rps)} | ${pairedMedian(x.gateway, x.bare, hi, throughputRatio).toFixed(2)}× | ${d.p50_ms.toFixed(3)} / ${d.p99_ms.toFixed(2)} ms` +
@@ -99,11 +102,11 @@ export function runtimeMarkdown(r: RuntimeResult, scenarios: Scenario[], meta: {
         ` | ${int(gh.cpu_us_per_req ?? NaN)} / ${int(bh.cpu_us_per_req ?? NaN)} | ${verdicts} |`,
     );
   }
-  const runs = Object.values(r.scenarios).flatMap((x) => [...x.direct.runs, ...x.bare.runs, ...x.gateway.runs, ...(x.passthrough?.runs ?? [])]);
+  const runs = Object.values(r.scenarios).flatMap((x) => tableTargets(x).flatMap((t) => t.runs));
   const disturbed = disturbedLine(runs);
   if (disturbed) lines.push('', disturbed);
   // Every run measured and kept, not the medians (each holds its slowest round's probe).
-  const speed = speedLine(Object.values(r.scenarios).flatMap((x) => [x.direct, x.bare, x.gateway, ...(x.passthrough ? [x.passthrough] : []), ...(x.thin ? [x.thin] : [])].flatMap((t) => t.rounds ?? t.runs)));
+  const speed = speedLine(Object.values(r.scenarios).flatMap((x) => [...tableTargets(x), ...(x.thin ? [x.thin] : [])].flatMap((t) => t.rounds ?? t.runs)));
   if (speed) lines.push('', speed);
   const redone = redoneLine(r, meta.redo);
   if (redone) lines.push('', redone);
