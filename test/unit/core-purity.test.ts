@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { listFiles } from '../helpers/list-files.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const FORBIDDEN: Array<[RegExp, string]> = [
@@ -14,21 +15,13 @@ const FORBIDDEN: Array<[RegExp, string]> = [
   [/\bDeno\s*\./, 'uses Deno'],
 ];
 
-function listTs(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return listTs(path);
-    return path.endsWith('.ts') ? [path] : [];
-  });
-}
-
 /** Strips comments so that prose mentioning Buffer or process does not trip the check. */
 function code(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 }
 
 describe('core/ stays runtime-free', () => {
-  const files = listTs(join(root, 'core'));
+  const files = listFiles(join(root, 'core'), '.ts');
 
   it('has files to check', () => {
     expect(files.length).toBeGreaterThan(10);

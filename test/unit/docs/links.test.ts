@@ -4,25 +4,19 @@
  * README and the rounds' notes link into each other by anchor, and moving a paragraph between
  * them is how those links break.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readAnchors, readLinks } from './markdown.ts';
+import { listFiles } from '../../helpers/list-files.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 /** Folders that hold no Markdown of the project's own (installs, builds, results, scratch). */
 const SKIPPED = new Set(['node_modules', '.git', 'dist', 'results', '.tmp']);
 
 /** Every Markdown file in the repository, so that a new one is checked without being listed. */
-function findMarkdown(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    if (entry.isDirectory()) return SKIPPED.has(entry.name) ? [] : findMarkdown(join(dir, entry.name));
-    return entry.name.endsWith('.md') ? [relative(ROOT, join(dir, entry.name))] : [];
-  });
-}
-
-const FILES = findMarkdown(ROOT).sort();
+const FILES = listFiles(ROOT, '.md', SKIPPED).map((path) => relative(ROOT, path)).sort();
 
 describe('reading Markdown', () => {
   it('gives headings their GitHub anchors, repeats numbered, and explicit ids', () => {

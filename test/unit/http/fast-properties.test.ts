@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -23,6 +23,7 @@ import { readGeminiStream } from '../../../core/upstreams/gemini/read-stream.ts'
 import { readOpenAIStream, createOpenAIChunkReader } from '../../../core/upstreams/openai/read-stream.ts';
 import { readThinkTags } from '../../../core/upstreams/openai/read-think-tags.ts';
 import { createStreamBlocks } from '../../../core/upstreams/openai/stream-blocks.ts';
+import { listFiles } from '../../helpers/list-files.ts';
 
 // Natives syntax applies to functions compiled after the flag is set, so the probe is built here.
 setFlagsFromString('--allow-natives-syntax');
@@ -85,14 +86,6 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 /** Made once per process, not per request. */
 const ALLOWED = new Set(['core/accounting/memory-usage-store.ts']);
 
-function listTs(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return listTs(path);
-    return path.endsWith('.ts') ? [path] : [];
-  });
-}
-
 /** Getters and setters written in object literals (class accessors live on the prototype and are fine). */
 function readLiteralAccessors(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
@@ -108,7 +101,7 @@ function readLiteralAccessors(file: string, text: string): string[] {
 }
 
 describe('no getter or setter in an object literal in core/ or adapters/', () => {
-  const files = [...listTs(join(root, 'core')), ...listTs(join(root, 'adapters'))].filter((f) => !ALLOWED.has(relative(root, f)));
+  const files = [...listFiles(join(root, 'core'), '.ts'), ...listFiles(join(root, 'adapters'), '.ts')].filter((f) => !ALLOWED.has(relative(root, f)));
 
   it.each(files.map((f) => [relative(root, f), f]))('%s', (_name, file) => {
     expect(readLiteralAccessors(file, readFileSync(file, 'utf8'))).toEqual([]);

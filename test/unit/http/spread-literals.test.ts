@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { listFiles } from '../../helpers/list-files.ts';
 
 /**
  * On Node 20 (V8 11.3) an object literal that opens with a spread and goes on with more
@@ -51,10 +52,6 @@ const HOT = [
   'adapters/http1-headers.ts',
 ];
 
-function listTs(path: string): string[] {
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path).flatMap((name) => listTs(join(path, name))).filter((f) => f.endsWith('.ts'));
-}
 
 /** Object literals whose first element is a spread and that have more after it. */
 function readSpreadFirstLiterals(file: string, text: string): string[] {
@@ -71,7 +68,7 @@ function readSpreadFirstLiterals(file: string, text: string): string[] {
 }
 
 describe('no object literal opening with a spread on the hot path', () => {
-  const files = HOT.flatMap((path) => listTs(join(root, path)));
+  const files = HOT.flatMap((path) => listFiles(join(root, path), '.ts'));
 
   it('covers the files it names', () => {
     expect(files.length).toBeGreaterThan(HOT.length);
