@@ -1,5 +1,5 @@
 /**
- * `npm run bench:core [-- [--runtime node|bun|all] scenario,…]`: Switchyard's own work per
+ * `npm run bench:core [-- [--runtime node|bun|all] [--types] scenario,…]`: Switchyard's own work per
  * request, without sockets or other processes (bench/lib/core-probe.ts). Bytes allocated per
  * request (Node) are exact and repeat to within ~0.5 KiB between runs, and promises per request
  * (Node) exactly, so they show a change's effect on a machine too noisy for wrk ratios; time per
@@ -7,7 +7,8 @@
  * flags, counted under flags that keep the counted requests out of any collection.
  * On Bun the probe runs the same sources as the Bun adapter would (Bun's Request and Response);
  * its second run counts JavaScriptCore's cells per request instead of bytes (objects, closures,
- * promises), which repeat from run to run for the same scenarios.
+ * promises), which repeat from run to run for the same scenarios; `--types` also prints them by
+ * JavaScriptCore's type names (strings, lexical environments, arrays…).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -24,6 +25,8 @@ const PROBE = 'bench/lib/core-probe.ts';
 const args = process.argv.slice(2);
 const at = args.indexOf('--runtime');
 const runtimeArg = (at >= 0 ? args.splice(at, 2)[1] : undefined) ?? 'node';
+const typesAt = args.indexOf('--types');
+const showTypes = typesAt >= 0 && args.splice(typesAt, 1).length > 0;
 const runtimes = runtimeArg === 'all' ? ['node', 'bun'] : [runtimeArg];
 if (runtimes.some((r) => r !== 'node' && r !== 'bun')) {
   console.error(`bench:core: --runtime node|bun|all (got ${runtimeArg})`);
@@ -42,6 +45,8 @@ interface ProbeLine {
   /** Bun: JavaScriptCore cells made per request (readBunCensus), and of them closures. */
   objectsPerRequest: number | null;
   closuresPerRequest: number | null;
+  /** Bun: the cells per request by JavaScriptCore's type name, most first. */
+  cellTypes: Record<string, number> | null;
 }
 
 function runProbe(runtime: string): { version: string; lines: ProbeLine[] } {
@@ -82,6 +87,22 @@ for (const runtime of runtimes) {
     const made = census ? `${line.objectsPerRequest?.toFixed(1) ?? '—'} (${line.closuresPerRequest?.toFixed(1) ?? '—'})` : line.bytesPerRequest === null ? '—' : (line.bytesPerRequest / 1024).toFixed(1);
     const promises = line.promisesPerRequest === null ? '—' : line.promisesPerRequest.toFixed(1);
     console.log(`| ${line.label} | ${line.usPerRequest?.toFixed(1) ?? '—'} | ${made} | ${line.bytesOut.toLocaleString('en-US')} | ${promises} |`);
+  }
+  console.log('');
+  if (showTypes) printCellTypes(lines);
+}
+
+/** `--types` (Bun): what the cells of each scenario are, so a change's saving can be told apart by kind. */
+function printCellTypes(lines: ProbeLine[]): void {
+  if (!lines.some((line) => line.cellTypes)) {
+    console.log('(--types: cells by type are counted on Bun only)\n');
+    return;
+  }
+  console.log('| scenario | cells per request by type |');
+  console.log('|---|---|');
+  for (const line of lines) {
+    const types = Object.entries(line.cellTypes ?? {}).map(([type, n]) => `${type} ${n.toFixed(1)}`);
+    console.log(`| ${line.label} | ${types.join(', ')} |`);
   }
   console.log('');
 }

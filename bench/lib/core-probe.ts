@@ -255,6 +255,7 @@ for (const scenario of pickScenarios(process.env.CORE_PROBE_SCENARIOS?.split(','
       promisesPerRequest: promises,
       objectsPerRequest: census?.objects ?? null,
       closuresPerRequest: census?.closures ?? null,
+      cellTypes: census?.types ?? null,
     }),
   );
 }
@@ -266,10 +267,10 @@ if (logBytes === 0) throw new Error('core probe: no access-log lines were writte
  * around CENSUS_WINDOW requests after a full collection. Cells made since the last collection
  * count as live until the next one, so while none runs the difference is what the requests
  * allocated: objects (every cell: objects, strings, closures, their scopes, promises, arrays),
- * closures (function objects made per request) and promises. It repeats from run to run; a window a
+ * closures (function objects made per request) and promises, and each type's count. It repeats from run to run; a window a
  * collection fell in reads less, so two windows in a row must agree, or the pair is taken again.
  */
-async function readBunCensus(name: string, once: () => Promise<number>): Promise<{ objects: number; closures: number; promises: number } | null> {
+async function readBunCensus(name: string, once: () => Promise<number>): Promise<{ objects: number; closures: number; promises: number; types: Record<string, number> } | null> {
   if (!onBun || measure === 'time') return null;
   const jsc = await import('bun:jsc');
   /** Cells by type made over `requests` requests. */
@@ -291,7 +292,9 @@ async function readBunCensus(name: string, once: () => Promise<number>): Promise
     let objects = 0;
     for (const type of counted.keys()) objects += made(type);
     const closures = CLOSURE_TYPES.reduce((sum, type) => sum + made(type), 0);
-    return { objects, closures, promises: made('Promise') };
+    // Which cells they are, most made first (those made at least once every other request).
+    const types = [...counted.keys()].map((type) => [type, made(type)] as const).filter(([, n]) => n >= 0.5);
+    return { objects, closures, promises: made('Promise'), types: Object.fromEntries(types.sort((a, b) => b[1] - a[1])) };
   };
   for (let attempt = 0; attempt < 5; attempt++) {
     const [first, second] = [await window(), await window()];
