@@ -53,14 +53,10 @@ export async function startPortkey(cpu: number, stderrFile: string): Promise<Ser
  * path the gateway's provider uses): checked once, then warmed up and loaded like the gateway.
  */
 export async function measurePeer(opts: MeasureOptions, scenario: Scenario, nginxPort: number, peer: Server): Promise<PeerScenarioResult> {
-  const host = `http://127.0.0.1:${nginxPort}${scenario.upstreamPath.replace(/\/messages$/, '')}`;
-  const headers = { 'x-api-key': 'sk-ant-bench', 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': host };
+  const host = readPeerHost(scenario, `http://127.0.0.1:${nginxPort}`);
   const url = `http://127.0.0.1:${peer.port}/v1/messages`;
-  try {
-    await checkAnswer(`http://127.0.0.1:${peer.port}`, '/v1/messages', scenario, scenario.clientFormat, headers);
-  } catch (err) {
-    // "<scenario>: <url>: status 500\n<body>" → "status 500 <body>"
-    const error = (err instanceof Error ? err.message : String(err)).replace(/^[^\n]*?\/v1\/messages: /, '').split('\n').slice(0, 2).join(' ').slice(0, 200);
+  const error = await checkPeer(peer, scenario, `http://127.0.0.1:${nginxPort}`);
+  if (error) {
     opts.say(`  ${scenario.name}: ${peer.name}: not measured: ${error}`);
     return { error };
   }
@@ -70,6 +66,26 @@ export async function measurePeer(opts: MeasureOptions, scenario: Scenario, ngin
   const runs: LoadRun[] = [];
   for (const c of opts.connections) runs.push(await load(opts, url, scenario, c, peer, custom));
   return { runs };
+}
+
+/** Portkey's custom host for a scenario: the upstream path the gateway's provider uses, less `/messages`. */
+function readPeerHost(scenario: Scenario, upstreamOrigin: string): string {
+  return `${upstreamOrigin}${scenario.upstreamPath.replace(/\/messages$/, '')}`;
+}
+
+/**
+ * The scenario's request through the peer, its answer checked as every target's is: undefined
+ * when it passes, else why not in one line ("status 500 <body>").
+ */
+export async function checkPeer(peer: Pick<Server, 'port'>, scenario: Scenario, upstreamOrigin: string): Promise<string | undefined> {
+  const headers = { 'x-api-key': 'sk-ant-bench', 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': readPeerHost(scenario, upstreamOrigin) };
+  try {
+    await checkAnswer(`http://127.0.0.1:${peer.port}`, '/v1/messages', scenario, scenario.clientFormat, headers);
+    return undefined;
+  } catch (err) {
+    // "<scenario>: <url>: status 500\n<body>" → "status 500 <body>"
+    return (err instanceof Error ? err.message : String(err)).replace(/^[^\n]*?\/v1\/messages: /, '').split('\n').slice(0, 2).join(' ').slice(0, 200);
+  }
 }
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');

@@ -2,7 +2,11 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
 import { BENCH_KEY, gatewayConfig } from '../../bench/lib/gateway-config.ts';
+import { checkPeer, PEER_SCENARIOS, startPortkey } from '../../bench/lib/peer.ts';
+import { pickScenarios } from '../../bench/lib/scenarios.ts';
+import type { Server } from '../../bench/lib/servers.ts';
 import { listenLocal } from '../helpers/fake-server.ts';
 import { ROOT, runtimeBin, spawnGateway, type SpawnedGateway } from './spawn-gateway.ts';
 
@@ -10,6 +14,8 @@ import { ROOT, runtimeBin, spawnGateway, type SpawnedGateway } from './spawn-gat
  * The benchmark's baselines stay true to what they claim: the bare proxies relay the upstream's
  * answer byte for byte, and the thin gateways check the key, send the upstream model with the
  * gateway's credentials, and relay the answer (JSON and SSE), on every runtime they exist for.
+ * The peer gateway (Portkey) answers both of its scenarios, so the comparison has numbers, not a
+ * 500 (as it had for thirty rounds: bench/README.md, "The peer gateway").
  * The upstream plays nginx's part: the canned files of bench/upstream under each provider's path.
  */
 const ANSWERS: Record<string, string> = {
@@ -118,3 +124,23 @@ for (const [runtime, available, command, hasThin] of RUNTIMES) {
     });
   });
 }
+
+describe("the benchmark's peer gateway (Portkey)", () => {
+  let portkey: Server;
+
+  beforeAll(async () => {
+    portkey = await startPortkey(0, join(tmpdir(), `switchyard-portkey-${process.pid}.err`));
+  }, 90_000);
+
+  afterAll(async () => {
+    await portkey?.stop();
+  });
+
+  it('answers the JSON and the streamed passthrough from the same upstream answers, checked as the bench checks them', async () => {
+    for (const scenario of pickScenarios(PEER_SCENARIOS)) {
+      const before = seen.length;
+      expect(await checkPeer(portkey, scenario, upstream.url), scenario.name).toBeUndefined();
+      expect(seen.slice(before).map((s) => s.path)).toContain(scenario.upstreamPath);
+    }
+  }, 30_000);
+});
