@@ -26,7 +26,8 @@ const args = process.argv.slice(2);
 const at = args.indexOf('--runtime');
 const runtimeArg = (at >= 0 ? args.splice(at, 2)[1] : undefined) ?? 'node';
 const typesAt = args.indexOf('--types');
-const showTypes = typesAt >= 0 && args.splice(typesAt, 1).length > 0;
+const showTypes = typesAt >= 0;
+if (showTypes) args.splice(typesAt, 1);
 const runtimes = runtimeArg === 'all' ? ['node', 'bun'] : [runtimeArg];
 if (runtimes.some((r) => r !== 'node' && r !== 'bun')) {
   console.error(`bench:core: --runtime node|bun|all (got ${runtimeArg})`);

@@ -267,8 +267,9 @@ if (logBytes === 0) throw new Error('core probe: no access-log lines were writte
  * around CENSUS_WINDOW requests after a full collection. Cells made since the last collection
  * count as live until the next one, so while none runs the difference is what the requests
  * allocated: objects (every cell: objects, strings, closures, their scopes, promises, arrays),
- * closures (function objects made per request) and promises, and each type's count. It repeats from run to run; a window a
- * collection fell in reads less, so two windows in a row must agree, or the pair is taken again.
+ * closures (function objects made per request), promises, and each type's count. It repeats
+ * from run to run; a window a collection fell in reads less, so two windows in a row must agree,
+ * or the pair is taken again.
  */
 async function readBunCensus(name: string, once: () => Promise<number>): Promise<{ objects: number; closures: number; promises: number; types: Record<string, number> } | null> {
   if (!onBun || measure === 'time') return null;
