@@ -36,7 +36,15 @@ export function writeBunResponse(
   if (taken?.done) {
     return handOver(new Response(joinChunks(taken.chunks) as BodyInit, { status: reply.status, headers: reply.headers }), written);
   }
-  return readAhead(reader, taken?.chunks).then((ahead) => {
+  return writeStillComing(reply, reader, taken?.chunks, written);
+}
+
+/**
+ * An answer still coming when it was handed over. Apart from writeBunResponse: its closures, even
+ * unmade, gave every call (most answers are whole) a scope object (see runHandlers in core/dispatch.ts).
+ */
+function writeStillComing(reply: Reply, reader: ChunkReader, taken: Uint8Array[] | undefined, written: (() => void) | undefined): Promise<Response> {
+  return readAhead(reader, taken).then((ahead) => {
     // A stream that ended within the read-ahead (a short answer, a fast upstream) is one body:
     // no direct stream, pull or async frame for it.
     if (ahead.done) {
@@ -77,7 +85,20 @@ export function writeBunResponse(
  * stream's Response goes at once, so its first chunk is never held.
  */
 export function handOverAtTurnEnd(response: Response, written?: () => void): Promise<Response> {
-  return new Promise((resolve) => atTurnEnd(handOver, resolve, response, written));
+  handing = response;
+  handingWritten = written;
+  const promise = new Promise(queueHandOver);
+  handing = handingWritten = undefined;
+  return promise;
+}
+
+// The answer the promise being made is for: the executor runs at once, within `new Promise`, and a
+// module-level one makes no closure (nor scope object) per answer, as an arrow over both did.
+let handing: Response | undefined;
+let handingWritten: (() => void) | undefined;
+
+function queueHandOver(resolve: (response: Response) => void): void {
+  atTurnEnd(handOver, resolve, handing!, handingWritten);
 }
 
 // Bun takes the Response in this turn's promise jobs, before any timer of its own can run.

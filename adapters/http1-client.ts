@@ -75,11 +75,25 @@ export function createHttp1Fetch(open: OpenSocket, options: Http1ClientOptions =
       pool = new Pool(target, settings, open);
       pools.set(target.origin, pool);
     }
-    const signal = (init.signal ?? undefined) as ClientSignal | undefined;
-    const chosen = pool;
-    return new Promise<UpstreamResponse>((resolve, reject) => chosen.dispatch(new H1Call(request, init.method === 'HEAD', copyBody, resolve, reject, signal, init.headersTimeoutMs)));
+    const call = new H1Call(request, init.method === 'HEAD', copyBody, (init.signal ?? undefined) as ClientSignal | undefined, init.headersTimeoutMs);
+    starting = call;
+    const answer = new Promise<UpstreamResponse>(startCall);
+    starting = undefined;
+    pool.dispatch(call);
+    return answer;
   };
   return Object.assign(fetch, { enforcesHeadersTimeout: true });
+}
+
+/**
+ * The call whose promise is being made. The executor runs within `new Promise`, at once, so a
+ * module-level one needs no closure per call: an arrow over the call made a function and a scope
+ * object each time (JavaScriptCore; V8 likewise).
+ */
+let starting: H1Call | undefined;
+
+function startCall(resolve: (answer: UpstreamResponse) => void, reject: (err: unknown) => void): void {
+  starting!.start(resolve, reject);
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -155,43 +169,47 @@ class H1Call extends ChunkQueue {
   resend: Uint8Array[] | undefined;
   sentAt = 0;
   resent = false;
-  #resolve: (answer: UpstreamResponse) => void;
-  #reject: (err: unknown) => void;
+  #resolve: ((answer: UpstreamResponse) => void) | undefined;
+  #reject: ((err: unknown) => void) | undefined;
   #signal: ClientSignal | undefined;
+  readonly #headersTimeoutMs: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #answered = false;
   #finished = false;
-  // Made once per call, so it can be removed again when the call ends.
-  #onAbort = () => this.abort(readAbortReason(this.#signal));
 
-  constructor(
-    request: Uint8Array[],
-    noBody: boolean,
-    copyBody: boolean,
-    resolve: (answer: UpstreamResponse) => void,
-    reject: (err: unknown) => void,
-    signal: ClientSignal | undefined,
-    headersTimeoutMs: number | undefined,
-  ) {
+  constructor(request: Uint8Array[], noBody: boolean, copyBody: boolean, signal: ClientSignal | undefined, headersTimeoutMs: number | undefined) {
     super();
     this.request = request;
     this.noBody = noBody;
     this.copyBody = copyBody;
+    this.#signal = signal;
+    this.#headersTimeoutMs = headersTimeoutMs;
+  }
+
+  /**
+   * The call's promise is made: it listens to its client and starts its header timer. The call
+   * is the signal's listener itself (`handleEvent`) and the timer's argument, so neither needs
+   * a closure per call.
+   */
+  start(resolve: (answer: UpstreamResponse) => void, reject: (err: unknown) => void): void {
     this.#resolve = resolve;
     this.#reject = reject;
+    const signal = this.#signal;
     if (signal?.aborted) {
-      this.#reject(readAbortReason(signal));
+      this.#signal = undefined;
+      reject(readAbortReason(signal));
       this.#answered = this.#finished = true;
       this.request = undefined;
       return;
     }
-    if (signal) {
-      this.#signal = signal;
-      signal.addEventListener('abort', this.#onAbort);
-    }
-    if (headersTimeoutMs !== undefined && headersTimeoutMs > 0 && headersTimeoutMs < 2 ** 31) {
-      this.#timer = setTimeout(() => this.abort(timeoutError(headersTimeoutMs)), headersTimeoutMs);
-    }
+    signal?.addEventListener('abort', this);
+    const ms = this.#headersTimeoutMs;
+    if (ms !== undefined && ms > 0 && ms < 2 ** 31) this.#timer = setTimeout(abortOnHeadersTimeout, ms, this, ms);
+  }
+
+  /** The client's signal aborted. */
+  handleEvent(): void {
+    this.abort(readAbortReason(this.#signal));
   }
 
   get finished(): boolean {
@@ -201,7 +219,7 @@ class H1Call extends ChunkQueue {
   onHead(status: number, headers: HeadersLike): void {
     this.#clearTimer();
     this.#answered = true;
-    this.#resolve(new QueuedAnswer(status, headers, status === 204 || status === 304 || this.noBody ? null : this));
+    this.#resolve!(new QueuedAnswer(status, headers, status === 204 || status === 304 || this.noBody ? null : this));
   }
 
   onBody(chunk: Uint8Array): void {
@@ -220,7 +238,7 @@ class H1Call extends ChunkQueue {
     this.#finish();
     if (!this.#answered) {
       this.#answered = true;
-      this.#reject(err);
+      this.#reject!(err);
       return;
     }
     this.failChunks(err);
@@ -251,7 +269,7 @@ class H1Call extends ChunkQueue {
     if (this.resent) return;
     this.resend = request;
     this.sentAt = performance.now();
-    if (request.length > 1) setTimeout(() => (this.resend = undefined), RESEND_WINDOW_MS).unref?.();
+    if (request.length > 1) setTimeout(forgetResend, RESEND_WINDOW_MS, this).unref?.();
   }
 
   /** Whether a close before any answer may be taken for a stale connection (see RESEND_WINDOW_MS). */
@@ -268,7 +286,7 @@ class H1Call extends ChunkQueue {
     this.#finished = true;
     this.request = this.resend = undefined;
     this.#clearTimer();
-    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#signal?.removeEventListener('abort', this);
     this.#signal = undefined;
   }
 
@@ -277,6 +295,14 @@ class H1Call extends ChunkQueue {
     clearTimeout(this.#timer);
     this.#timer = undefined;
   }
+}
+
+function abortOnHeadersTimeout(call: H1Call, ms: number): void {
+  call.abort(timeoutError(ms));
+}
+
+function forgetResend(call: H1Call): void {
+  call.resend = undefined;
 }
 
 function timeoutError(ms: number): Error {

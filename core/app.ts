@@ -7,7 +7,7 @@ import type { Family } from './families/family.ts';
 import { registerGeminiRoutes } from './families/gemini/routes.ts';
 import { registerOpenAIRoutes } from './families/openai/routes.ts';
 import { jsonReply } from './http/respond.ts';
-import { authenticate } from './keys.ts';
+import { authenticate, type KeyRecord } from './keys.ts';
 import { isPromise, type MaybePromise } from './maybe-promise.ts';
 
 export type GatewayRouter = RouterType<IRequestStrict, [RequestContext]>;
@@ -21,14 +21,9 @@ export function buildRouter(services: GatewayServices): GatewayRouter {
   // Not async: a known key is answered from memory, and then the guard costs no promise.
   const guard: Guard = (req, ctx) => {
     const key = authenticate(services.keys, req, ctx);
-    if (!isPromise(key)) {
-      ctx.key = key;
-      return undefined;
-    }
-    return key.then((record) => {
-      ctx.key = record;
-      return undefined;
-    });
+    if (isPromise(key)) return keepKeyOnceVerified(key, ctx);
+    ctx.key = key;
+    return undefined;
   };
 
   router.get(`${basePath}/healthz`, (_req, ctx) => jsonReply(ctx, { status: 'ok' }));
@@ -49,6 +44,14 @@ export function buildRouter(services: GatewayServices): GatewayRouter {
     throw new GatewayError('not_found', `No route for ${ctx.path}`);
   });
   return router;
+}
+
+/** Apart from the guard: its closure, even unmade, gave every request a scope object (see runHandlers in dispatch.ts). */
+function keepKeyOnceVerified(key: Promise<KeyRecord>, ctx: RequestContext): Promise<undefined> {
+  return key.then((record) => {
+    ctx.key = record;
+    return undefined;
+  });
 }
 
 /**

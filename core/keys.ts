@@ -56,7 +56,11 @@ const memo = new Map<string, string>();
  */
 export function hashPresentedKey(presented: string): string | Promise<string> {
   const hash = memo.get(presented);
-  if (hash !== undefined) return hash;
+  return hash !== undefined ? hash : hashAndRemember(presented);
+}
+
+/** Apart from hashPresentedKey: its closure, even unmade, gave every call a scope object (see runHandlers in dispatch.ts). */
+function hashAndRemember(presented: string): Promise<string> {
   return sha256Hex(presented).then((digest) => {
     if (presented.length <= 512) {
       if (memo.size >= MEMO_LIMIT) memo.clear();

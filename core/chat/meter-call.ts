@@ -2,7 +2,7 @@ import { createStreamMeter } from '../accounting/meter-stream.ts';
 import type { CallOutcome, Reservation } from '../accounting/types.ts';
 import type { CatalogModel } from '../catalog.ts';
 import type { RequestContext } from '../context.ts';
-import { Reply, readerOfBody } from '../http/reply.ts';
+import { Reply, readerOfBody, type ChunkReader } from '../http/reply.ts';
 import type { SourceFamily, Usage } from '../ir.ts';
 import type { MaybePromise } from '../maybe-promise.ts';
 import type { ChatOutcome } from './run-chat.ts';
@@ -59,6 +59,15 @@ export function meterOutcome(ctx: RequestContext, outcome: ChatOutcome, reservat
     settleReply(ctx, reservation, outcome, ttfbMs, usage, false);
     return outcome;
   }
-  const tapped = tapPassthroughUsage(readerOfBody(body), family, (usage, aborted) => settleReply(ctx, reservation, outcome, ttfbMs, usage, aborted));
+  return tapReply(ctx, outcome, reservation, family, ttfbMs);
+}
+
+/**
+ * A relayed stream still coming, settled as it ends; apart from meterOutcome, whose calls (most
+ * relayed answers come whole) its closure gave a scope object each (see runHandlers in dispatch.ts).
+ */
+function tapReply(ctx: RequestContext, outcome: ChatOutcome & { kind: 'reply' }, reservation: Reservation, family: SourceFamily, ttfbMs: number): ChatOutcome {
+  const { reply } = outcome;
+  const tapped = tapPassthroughUsage(readerOfBody(reply.body as ChunkReader | ReadableStream<Uint8Array>), family, (usage, aborted) => settleReply(ctx, reservation, outcome, ttfbMs, usage, aborted));
   return { kind: 'reply', reply: new Reply(reply.status, reply.headers, tapped), target: outcome.target };
 }

@@ -52,11 +52,15 @@ export function runChat(call: ChatCall): Promise<ChatOutcome> {
     checkModelAllowed(ctx.key!, model.id);
     ctx.model = model.id;
     const admitted = admitCall(ctx, model, call.family, call.admission);
-    if (isPromise(admitted)) return admitted.then((reservation) => new ChatRun(call, reservation).from(0));
-    return new ChatRun(call, admitted).from(0);
+    return isPromise(admitted) ? runOnceAdmitted(admitted, call) : new ChatRun(call, admitted).from(0);
   } catch (err) {
     return Promise.reject(err);
   }
+}
+
+/** Apart from runChat: its closure, even unmade, gave every call a scope object (see runHandlers in dispatch.ts). */
+function runOnceAdmitted(admitted: Promise<Reservation | undefined>, call: ChatCall): Promise<ChatOutcome> {
+  return admitted.then((reservation) => new ChatRun(call, reservation).from(0));
 }
 
 /** What a translated route answers when it cannot express the request: the next route may. */
@@ -94,9 +98,10 @@ class ChatRun {
         // The passthrough sends the client's bytes: a large body's parsed object can go (see
         // JsonBody); a translation after it parses the text again.
         call.passthrough!.source.release();
-        const passCall = Object.assign({}, call.passthrough!) as PassthroughCall;
-        passCall.target = target;
-        passCall.warn = (message) => void call.warnings.push(message);
+        // One literal, so that every front door's call has the same shape (the writers and
+        // runPassthrough see one); its `warn` is the front door's own, if it gave one.
+        const { source, headers, action, stream, warn } = call.passthrough!;
+        const passCall: PassthroughCall = { target, source, headers, action, stream, warn };
         attempt = runPassthrough(ctx, upstream, pass, passCall, index === routes.length - 1);
       } else {
         attempt = this.translate(upstream, target);

@@ -9,9 +9,12 @@
 export interface ClientSignal {
   readonly aborted: boolean;
   readonly reason: unknown;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
+  addEventListener(type: 'abort', listener: AbortListener, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: AbortListener): void;
 }
+
+/** A function, or an object whose `handleEvent` is called (as an EventTarget's listener may be): a call that listens as itself needs no closure. */
+export type AbortListener = (() => void) | { handleEvent(): void };
 
 /** Registered, so a second copy of core (a bundled app and its dependency) agrees on it. */
 export const CLIENT_SIGNAL: unique symbol = Symbol.for('switchyard.clientSignal') as never;
@@ -28,14 +31,14 @@ export function readClientSignal(request: Request): ClientSignal {
 export class ClientAbort implements ClientSignal {
   aborted = false;
   reason: unknown = undefined;
-  #listeners: Array<() => void> = [];
+  #listeners: AbortListener[] = [];
 
   /** `once` needs no bookkeeping: a signal aborts at most once and drops its listeners then. */
-  addEventListener(type: 'abort', listener: () => void, _options?: { once?: boolean }): void {
+  addEventListener(type: 'abort', listener: AbortListener, _options?: { once?: boolean }): void {
     if (type === 'abort' && !this.aborted && !this.#listeners.includes(listener)) this.#listeners.push(listener);
   }
 
-  removeEventListener(type: 'abort', listener: () => void): void {
+  removeEventListener(type: 'abort', listener: AbortListener): void {
     const at = type === 'abort' ? this.#listeners.indexOf(listener) : -1;
     if (at >= 0) this.#listeners.splice(at, 1);
   }
@@ -48,7 +51,8 @@ export class ClientAbort implements ClientSignal {
     this.#listeners = [];
     for (const listener of listeners) {
       try {
-        listener();
+        if (typeof listener === 'function') listener();
+        else listener.handleEvent();
       } catch (err) {
         queueMicrotask(() => {
           throw err;

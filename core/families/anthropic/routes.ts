@@ -49,7 +49,7 @@ export function registerAnthropicRoutes(router: Router, base: string, guard: Gua
       request: () => readAnthropicRequest(parseWith(MessagesRequest, body.object), { stream, betas: headers.betas, warn }),
       warnings,
       admission: { bodyBytes: body.bytes.byteLength, maxOutputTokens: maxTokens },
-      passthrough: { source: body, headers: request.headers, action: 'messages', stream },
+      passthrough: { source: body, headers: request.headers, action: 'messages', stream, warn },
     });
     if (outcome.kind === 'reply') return withWarnings(outcome.reply, warnings);
     if (outcome.kind === 'result') {

@@ -24,6 +24,24 @@ describe('ClientAbort', () => {
     expect((signal.reason as DOMException).name).toBe('AbortError');
   });
 
+  it('calls an object listener’s handleEvent, as an EventTarget does, and removes it like a function', () => {
+    const signal = new ClientAbort();
+    const calls: string[] = [];
+    const kept = { handleEvent: () => calls.push('kept') };
+    const removed = { handleEvent: () => calls.push('removed') };
+    signal.addEventListener('abort', kept);
+    signal.addEventListener('abort', kept);
+    signal.addEventListener('abort', removed);
+    signal.removeEventListener('abort', removed);
+    signal.abort();
+    expect(calls).toEqual(['kept']);
+    // The same object on a web AbortSignal: what the upstream clients rely on when core hands them one.
+    const controller = new AbortController();
+    controller.signal.addEventListener('abort', removed);
+    controller.abort();
+    expect(calls).toEqual(['kept', 'removed']);
+  });
+
   it('a throwing listener does not stop the others', async () => {
     const signal = new ClientAbort();
     const calls: string[] = [];
