@@ -5,11 +5,54 @@ import { load, type MeasureOptions } from './measure.ts';
 import type { LoadRun } from './rounds.ts';
 import { listeningPid } from './proc-stats.ts';
 import { freePort, launch, ROOT, stop, waitPort } from './procs.ts';
-import type { Scenario } from './scenarios.ts';
+import type { Format, Scenario } from './scenarios.ts';
 import type { Server } from './servers.ts';
 
-/** The scenarios the peer is measured on: the passthrough every gateway offers. */
-export const PEER_SCENARIOS = ['claude-anthropic-json', 'claude-anthropic-sse'];
+/** A request the peer is measured on, set beside a scenario of Switchyard's in the same run. */
+export interface PeerCase {
+  /** Switchyard's scenario: its runs, its direct calls to nginx, and the upstream answer both get. */
+  scenario: string;
+  /** The peer's own front door, request body (under bench/bodies/) and answer, where they differ from the scenario's. */
+  path: string;
+  body?: string;
+  format: Format;
+  /** What the wrk script sends the key as: Claude-style (`x-api-key`) or OpenAI-style (Bearer). */
+  family: 'anthropic' | 'openai';
+  /** Said beside the row, where the two requests differ. */
+  note?: string;
+}
+
+/**
+ * What the peer is measured on: the passthrough every gateway offers, JSON and SSE, and a
+ * translated stream to the same Anthropic answer. Portkey translates only from its OpenAI-style
+ * front door, and Switchyard has none for chat (its OpenAI family is the model list), so the
+ * translated row sets Portkey's OpenAI → Anthropic stream beside Switchyard's Gemini → Anthropic
+ * one: the same conversation, the same upstream answer, each gateway's own client family.
+ */
+export const PEER_CASES: PeerCase[] = [
+  { scenario: 'claude-anthropic-json', path: '/v1/messages', format: 'anthropic-json', family: 'anthropic' },
+  { scenario: 'claude-anthropic-sse', path: '/v1/messages', format: 'anthropic-sse', family: 'anthropic' },
+  {
+    scenario: 'gemini-anthropic-sse', path: '/v1/chat/completions', body: 'peer-openai-chat-sse.json', format: 'openai-sse', family: 'openai',
+    note: 'the peer from an OpenAI-style client (its translating front door), Switchyard from a Gemini-style one',
+  },
+];
+
+export const PEER_SCENARIOS = PEER_CASES.map((c) => c.scenario);
+
+function peerCaseOf(scenario: Scenario): PeerCase {
+  const found = PEER_CASES.find((c) => c.scenario === scenario.name);
+  if (!found) throw new Error(`${scenario.name}: not a scenario the peer is measured on`);
+  return found;
+}
+
+/**
+ * The scenario as the peer is asked it: its body and answer format, with the scenario's upstream.
+ * The path only picks the family's headers (bench/lib/request.ts), as the wrk script does.
+ */
+function peerScenario(scenario: Scenario, peerCase: PeerCase): Scenario {
+  return { ...scenario, gatewayPath: `/api/${peerCase.family}${peerCase.path}`, clientFormat: peerCase.format, body: peerCase.body ?? scenario.body, bodyModel: undefined };
+}
 
 const PORTKEY_DIR = join(ROOT, 'node_modules', '@portkey-ai', 'gateway');
 
@@ -53,14 +96,15 @@ export async function startPortkey(cpu: number, stderrFile: string): Promise<Ser
  * path the gateway's provider uses): checked once, then warmed up and loaded like the gateway.
  */
 export async function measurePeer(opts: MeasureOptions, scenario: Scenario, nginxPort: number, peer: Server): Promise<PeerScenarioResult> {
+  const peerCase = peerCaseOf(scenario);
   const host = readPeerHost(scenario, `http://127.0.0.1:${nginxPort}`);
-  const url = `http://127.0.0.1:${peer.port}/v1/messages`;
+  const url = `http://127.0.0.1:${peer.port}${peerCase.path}`;
   const error = await checkPeer(peer, scenario, `http://127.0.0.1:${nginxPort}`);
   if (error) {
     opts.say(`  ${scenario.name}: ${peer.name}: not measured: ${error}`);
     return { error };
   }
-  const custom = { script: 'peer-portkey', env: { BENCH_BODY: scenario.body!, BENCH_PORTKEY_HOST: host } };
+  const custom = { script: 'peer-portkey', env: { BENCH_BODY: peerCase.body ?? scenario.body!, BENCH_PORTKEY_HOST: host, BENCH_PEER_FAMILY: peerCase.family } };
   opts.say(`  ${scenario.name}: ${peer.name}`);
   if (opts.warmupSeconds > 0) await load({ ...opts, seconds: opts.warmupSeconds, say: () => {} }, url, scenario, Math.max(...opts.connections), undefined, custom);
   const runs: LoadRun[] = [];
@@ -78,13 +122,18 @@ function readPeerHost(scenario: Scenario, upstreamOrigin: string): string {
  * when it passes, else why not in one line ("status 500 <body>").
  */
 export async function checkPeer(peer: Pick<Server, 'port'>, scenario: Scenario, upstreamOrigin: string): Promise<string | undefined> {
-  const headers = { 'x-api-key': 'sk-ant-bench', 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': readPeerHost(scenario, upstreamOrigin) };
+  const peerCase = peerCaseOf(scenario);
+  // The key as the wrk script sends it (peer-portkey.lua); the peer passes it on to nginx, which takes any.
+  const key: Record<string, string> = peerCase.family === 'anthropic' ? { 'x-api-key': 'sk-ant-bench' } : { authorization: 'Bearer sk-ant-bench' };
+  const headers = { ...key, 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': readPeerHost(scenario, upstreamOrigin) };
+  const url = `http://127.0.0.1:${peer.port}${peerCase.path}`;
   try {
-    await checkAnswer(`http://127.0.0.1:${peer.port}`, '/v1/messages', scenario, scenario.clientFormat, headers);
+    await checkAnswer(`http://127.0.0.1:${peer.port}`, peerCase.path, peerScenario(scenario, peerCase), peerCase.format, headers);
     return undefined;
   } catch (err) {
     // "<scenario>: <url>: status 500\n<body>" → "status 500 <body>"
-    return (err instanceof Error ? err.message : String(err)).replace(/^[^\n]*?\/v1\/messages: /, '').split('\n').slice(0, 2).join(' ').slice(0, 200);
+    const message = err instanceof Error ? err.message : String(err);
+    return message.slice(message.indexOf(url) >= 0 ? message.indexOf(url) + url.length + 2 : 0).split('\n').slice(0, 2).join(' ').slice(0, 200);
   }
 }
 
@@ -98,12 +147,13 @@ const ms = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(3)} ms`;
 export function peerMarkdown(peerName: string, results: Record<string, { peer: PeerScenarioResult; gateway: LoadRun[]; direct: LoadRun }>, labels: Record<string, string>, peak: { gateway: number; peer: number }): string {
   const rows = Object.entries(results).map(([name, { peer, gateway, direct }]) => {
     const label = labels[name] ?? name;
+    const note = PEER_CASES.find((c) => c.scenario === name)?.note ?? '';
     if (!peer.runs) return `| ${label} | — | — | — | — | — | ${peer.error ?? 'not measured'} |`;
     const top = (runs: LoadRun[]) => runs.reduce((a, b) => (b.connections > a.connections ? b : a));
     const bottom = (runs: LoadRun[]) => runs.reduce((a, b) => (b.connections < a.connections ? b : a));
     const [g, p] = [top(gateway), top(peer.runs)];
     const [g8, p8] = [bottom(gateway), bottom(peer.runs)];
-    return `| ${label} | ${int(g.rps)} / ${int(p.rps)} | ${(g.rps / p.rps).toFixed(1)}× | ${ms(g8.p50_ms - direct.p50_ms)} / ${ms(p8.p50_ms - direct.p50_ms)} | ${ms(g8.p99_ms - direct.p99_ms)} / ${ms(p8.p99_ms - direct.p99_ms)} | ${int(g.cpu_us_per_req ?? NaN)} / ${int(p.cpu_us_per_req ?? NaN)} | |`;
+    return `| ${label} | ${int(g.rps)} / ${int(p.rps)} | ${(g.rps / p.rps).toFixed(1)}× | ${ms(g8.p50_ms - direct.p50_ms)} / ${ms(p8.p50_ms - direct.p50_ms)} | ${ms(g8.p99_ms - direct.p99_ms)} / ${ms(p8.p99_ms - direct.p99_ms)} | ${int(g.cpu_us_per_req ?? NaN)} / ${int(p.cpu_us_per_req ?? NaN)} | ${note} |`;
   });
   return [
     `#### Switchyard vs ${peerName} (peer gateway), same run, same upstream answers`,

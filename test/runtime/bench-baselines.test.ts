@@ -14,8 +14,9 @@ import { ROOT, runtimeBin, spawnGateway, type SpawnedGateway } from './spawn-gat
  * The benchmark's baselines stay true to what they claim: the bare proxies relay the upstream's
  * answer byte for byte, and the thin gateways check the key, send the upstream model with the
  * gateway's credentials, and relay the answer (JSON and SSE), on every runtime they exist for.
- * The peer gateway (Portkey) answers both of its scenarios, so the comparison has numbers, not the
- * 500 its stream read in every run before the forty-seventh round (bench/README.md, "The peer gateway").
+ * The peer gateway (Portkey) answers each of its cases (the two passthroughs and its translated
+ * stream), so the comparison has numbers, not the 500 its stream read in every run before the
+ * forty-seventh round (bench/README.md, "The peer gateway").
  * The upstream plays nginx's part: the canned files of bench/upstream under each provider's path.
  */
 const ANSWERS: Record<string, string> = {
@@ -138,7 +139,8 @@ describe("the benchmark's peer gateway (Portkey)", () => {
     rmSync(stderrFile, { force: true });
   });
 
-  it('answers the JSON and the streamed passthrough from the same upstream answers, checked as the bench checks them', async () => {
+  it('answers the JSON and the streamed passthrough and its translated stream from the same upstream answers, checked as the bench checks them', async () => {
+    expect(PEER_SCENARIOS).toEqual(['claude-anthropic-json', 'claude-anthropic-sse', 'gemini-anthropic-sse']);
     for (const scenario of pickScenarios(PEER_SCENARIOS)) {
       const before = seen.length;
       expect(await checkPeer(portkey, scenario, upstream.url), scenario.name).toBeUndefined();
