@@ -133,7 +133,8 @@ export async function checkPeer(peer: Pick<Server, 'port'>, scenario: Scenario, 
   } catch (err) {
     // "<scenario>: <url>: status 500\n<body>" → "status 500 <body>"
     const message = err instanceof Error ? err.message : String(err);
-    return message.slice(message.indexOf(url) >= 0 ? message.indexOf(url) + url.length + 2 : 0).split('\n').slice(0, 2).join(' ').slice(0, 200);
+    const at = message.indexOf(`${url}: `);
+    return message.slice(at >= 0 ? at + url.length + 2 : 0).split('\n').slice(0, 2).join(' ').slice(0, 200);
   }
 }
 
