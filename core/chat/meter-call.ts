@@ -59,15 +59,15 @@ export function meterOutcome(ctx: RequestContext, outcome: ChatOutcome, reservat
     settleReply(ctx, reservation, outcome, ttfbMs, usage, false);
     return outcome;
   }
-  return tapReply(ctx, outcome, reservation, family, ttfbMs);
+  return tapReply(ctx, outcome, body, reservation, family, ttfbMs);
 }
 
 /**
  * A relayed stream still coming, settled as it ends; apart from meterOutcome, whose calls (most
  * relayed answers come whole) its closure gave a scope object each (see runHandlers in dispatch.ts).
  */
-function tapReply(ctx: RequestContext, outcome: ChatOutcome & { kind: 'reply' }, reservation: Reservation, family: SourceFamily, ttfbMs: number): ChatOutcome {
+function tapReply(ctx: RequestContext, outcome: ChatOutcome & { kind: 'reply' }, body: ChunkReader | ReadableStream<Uint8Array>, reservation: Reservation, family: SourceFamily, ttfbMs: number): ChatOutcome {
   const { reply } = outcome;
-  const tapped = tapPassthroughUsage(readerOfBody(reply.body as ChunkReader | ReadableStream<Uint8Array>), family, (usage, aborted) => settleReply(ctx, reservation, outcome, ttfbMs, usage, aborted));
+  const tapped = tapPassthroughUsage(readerOfBody(body), family, (usage, aborted) => settleReply(ctx, reservation, outcome, ttfbMs, usage, aborted));
   return { kind: 'reply', reply: new Reply(reply.status, reply.headers, tapped), target: outcome.target };
 }
