@@ -404,6 +404,24 @@ describe.each(SDKS)('%s against a Gemini model', (_name, Client) => {
     expect(blocked.usage).toMatchObject({ input_tokens: 9, output_tokens: 0 });
   });
 
+  it("finish reasons new in @google/genai 3.3's enum: MODEL_ARMOR → refusal, CONTINUATION → max_tokens, MISSING_THOUGHT_SIGNATURE → end_turn", async () => {
+    // The recorded answers above, ending for the newer reasons.
+    const safety = fixture('gemini-safety.sse');
+    gemini.reply(() => ({ chunks: sseChunks(safety.replace('"finishReason":"SAFETY"', '"finishReason":"MODEL_ARMOR"')), delayMs: 1 }));
+    const armored = await client().messages.stream({ model: FLASH, max_tokens: 256, messages: [{ role: 'user', content: 'How do I …' }] }).finalMessage();
+    expect(armored.stop_reason).toBe('refusal');
+    expect(armored.content).toEqual([{ type: 'text', text: 'Here is how' }]);
+
+    gemini.reply(() => ({ body: { ...jsonFixture('gemini-max-tokens.json'), candidates: [{ ...jsonFixture('gemini-max-tokens.json').candidates[0], finishReason: 'CONTINUATION' }] } }));
+    const continued = await client().messages.create({ model: FLASH, max_tokens: 10, messages: [{ role: 'user', content: 'Tell me a story' }] });
+    expect(continued.stop_reason).toBe('max_tokens');
+    expect(continued.content).toEqual([{ type: 'text', text: 'Once upon a time, in a land far', citations: null }]);
+
+    gemini.reply(() => ({ chunks: sseChunks(safety.replace('"finishReason":"SAFETY"', '"finishReason":"MISSING_THOUGHT_SIGNATURE"')), delayMs: 1 }));
+    const unsigned = await client().messages.stream({ model: FLASH, max_tokens: 256, messages: [{ role: 'user', content: 'How do I …' }] }).finalMessage();
+    expect(unsigned.stop_reason).toBe('end_turn');
+  });
+
   it('usage: cached prompt tokens are split out, thoughts count as output', async () => {
     gemini.reply(() => json('gemini-thinking-text.json'));
     const message = await client().messages.create({ model: FLASH, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'Capital of France?' }] });

@@ -5,6 +5,7 @@ describe('mapGeminiFinishReason', () => {
   it('maps every documented reason', () => {
     const reasons = ['STOP', 'MAX_TOKENS', 'SAFETY', 'RECITATION', 'LANGUAGE', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY',
       'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION', 'MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS',
+      'MODEL_ARMOR', 'ESCALATION', 'PUP_LIMITED_DISABLED', 'CONTINUATION', 'MISSING_THOUGHT_SIGNATURE', 'MALFORMED_RESPONSE',
       'OTHER', 'IMAGE_OTHER', 'NO_IMAGE', 'FINISH_REASON_UNSPECIFIED', 'SOMETHING_NEW'];
     expect(Object.fromEntries(reasons.map((r) => [r, mapGeminiFinishReason(r, false)]))).toEqual({
       STOP: 'stop',
@@ -21,6 +22,12 @@ describe('mapGeminiFinishReason', () => {
       MALFORMED_FUNCTION_CALL: 'error',
       UNEXPECTED_TOOL_CALL: 'error',
       TOO_MANY_TOOL_CALLS: 'error',
+      MODEL_ARMOR: 'content-filter',
+      ESCALATION: 'content-filter',
+      PUP_LIMITED_DISABLED: 'content-filter',
+      CONTINUATION: 'length',
+      MISSING_THOUGHT_SIGNATURE: 'error',
+      MALFORMED_RESPONSE: 'error',
       OTHER: 'other',
       IMAGE_OTHER: 'other',
       NO_IMAGE: 'other',
