@@ -17,10 +17,16 @@ const TYPE_BY_KIND: Record<ErrorKind, string> = {
 
 const CODE_BY_KIND: Partial<Record<ErrorKind, string>> = {
   authentication: 'invalid_api_key',
-  not_found: 'model_not_found',
   rate_limit: 'rate_limit_exceeded',
   request_too_large: 'request_too_large',
 };
+
+/** OpenAI's code for a 404 about the model; any other 404 (an unknown path, an admin key id) has none. */
+function readCode(err: GatewayError): string | null {
+  if (err.opts.code) return err.opts.code;
+  if (err.kind === 'not_found') return err.opts.param === 'model' ? 'model_not_found' : null;
+  return CODE_BY_KIND[err.kind] ?? null;
+}
 
 export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -36,7 +42,7 @@ export function writeOpenAIError(err: GatewayError): { status: number; body: Ope
         message: err.message,
         type: TYPE_BY_KIND[err.kind],
         param: err.opts.param ?? null,
-        code: err.opts.code ?? CODE_BY_KIND[err.kind] ?? null,
+        code: readCode(err),
       },
     },
   };

@@ -79,7 +79,7 @@ describe('errors', () => {
     const res = await gatewayWith().fetch(get(path, { 'x-api-key': KEY }));
     expect(res.status).toBe(404);
     const body = await res.json();
-    if (family === 'openai') expect(body.error).toMatchObject({ type: 'not_found_error' });
+    if (family === 'openai') expect(body.error).toMatchObject({ type: 'not_found_error', code: null });
     if (family === 'anthropic') expect(body).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
     if (family === 'gemini') expect(body.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
   });
