@@ -103,7 +103,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
       const err = toGatewayError(thrown);
       if (err.kind === 'internal') services.logError(ctx.id, thrown);
       failure = err.message;
-      const { status, body } = ERROR_WRITERS[ctx.family](err);
+      const { status, body } = ERROR_WRITERS[ctx.family](err, ctx.id);
       const headers: ReplyHeaders = {};
       if (err.opts.retryAfter !== undefined) headers['retry-after'] = String(err.opts.retryAfter);
       response = jsonReply(ctx, body, status, headers);

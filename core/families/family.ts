@@ -6,7 +6,8 @@ import { writeOpenAIError } from './openai/write-error.ts';
 /** The client-facing API families. */
 export type Family = 'openai' | 'anthropic' | 'gemini';
 
-export const ERROR_WRITERS: Record<Family, (err: GatewayError) => { status: number; body: unknown }> = {
+/** A family's HTTP error answer; `requestId` is the answer's own `request-id`, for the families whose bodies repeat it. */
+export const ERROR_WRITERS: Record<Family, (err: GatewayError, requestId?: string) => { status: number; body: unknown }> = {
   openai: writeOpenAIError,
   anthropic: writeAnthropicError,
   gemini: writeGeminiError,

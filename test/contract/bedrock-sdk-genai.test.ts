@@ -213,7 +213,7 @@ describe('gateway credentials Bedrock refuses', () => {
     for (const err of [created, streamed]) {
       expect(err.constructor.name).toBe('InternalServerError');
       expect(err.status).toBe(500);
-      expect(err.error).toEqual({ type: 'error', error: { type: 'api_error', message: "Bedrock rejected the gateway's AWS credentials" } });
+      expect(err.error).toEqual({ type: 'error', error: { type: 'api_error', message: "Bedrock rejected the gateway's AWS credentials" }, request_id: expect.stringMatching(/^req_/) });
       expectNoLeak(err.message);
     }
     expect(fake.calls).toHaveLength(0);

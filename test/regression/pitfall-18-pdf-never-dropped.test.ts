@@ -68,7 +68,7 @@ describe.each(Object.entries(CONVERSATIONS))('pitfall 18: %s', (_name, messages)
     const client = new (Client as typeof Anthropic1)({ apiKey: TEST_KEY, baseURL: `${gateway.url}/api/anthropic`, maxRetries: 0 });
     const err = (await client.messages.create({ model: 'acme.qwen3-vl', max_tokens: 100, tools: [readTool], messages: messages as never }).catch((e: unknown) => e)) as InstanceType<typeof Anthropic1.APIError>;
     expect(err.status).toBe(400);
-    expect(err.error).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(/^document: this model's host does not accept PDF\/file input/) } });
+    expect(err.error).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(/^document: this model's host does not accept PDF\/file input/) }, request_id: expect.stringMatching(/^req_/) });
     expect(noFiles.requests).toHaveLength(0);
   });
 

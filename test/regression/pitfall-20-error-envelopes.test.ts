@@ -65,7 +65,7 @@ describe('pitfall 20: an overloaded upstream reaches a Claude-style client as 52
     for (const stream of [false, true]) {
       const err = (await (stream ? client().messages.stream(ask(model)).finalMessage() : client().messages.create(ask(model))).catch((e: unknown) => e)) as InstanceType<typeof Anthropic1.APIError>;
       expect([err.constructor.name, err.status]).toEqual(['OverloadedError', 529]);
-      expect(err.error).toEqual({ type: 'error', error: { type: 'overloaded_error', message: expect.any(String) } });
+      expect(err.error).toEqual({ type: 'error', error: { type: 'overloaded_error', message: expect.any(String) }, request_id: expect.stringMatching(/^req_/) });
     }
   });
 
@@ -90,7 +90,9 @@ describe('pitfall 20: other upstream failures keep their class and message', () 
     up.oss.reply(() => ({ status, body, headers: status === 429 ? { 'retry-after': '7' } : ({} as Record<string, string>) }));
     const err = (await client().messages.create(ask('acme.gpt-oss-120b')).catch((e: unknown) => e)) as InstanceType<typeof Anthropic1.APIError>;
     expect([err.constructor.name, err.status]).toEqual([className, status]);
-    expect(err.error).toEqual({ type: 'error', error: { type, message: `Upstream oss: ${body.error.message}` } });
+    expect(err.error).toEqual({ type: 'error', error: { type, message: `Upstream oss: ${body.error.message}` }, request_id: expect.stringMatching(/^req_/) });
+    // The body's request_id is the gateway's own, the one the SDK read from the request-id header.
+    expect((err.error as { request_id: string }).request_id).toBe(err.requestID);
     if (status === 429) expect(err.headers?.get('retry-after')).toBe('7');
   });
 });
@@ -164,6 +166,6 @@ describe('pitfall 20: failures mid-stream end with event: error, never a clean m
     up.oss.reply(() => ({ chunks: [`data: ${JSON.stringify({ error: { message: 'Upstream provider overloaded', type: 'server_error', code: 503 } })}\n\n`] }));
     const res = await postMessages(up.gateway.url, { ...ask('acme.gpt-oss-120b'), stream: true });
     expect([res.status, res.headers.get('content-type')]).toEqual([529, 'application/json']);
-    expect(await res.json()).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Upstream oss: Upstream provider overloaded' } });
+    expect(await res.json()).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Upstream oss: Upstream provider overloaded' }, request_id: expect.stringMatching(/^req_/) });
   });
 });

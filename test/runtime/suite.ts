@@ -128,7 +128,9 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       const headers = { 'x-api-key': TEST_KEY };
       const anthropic = await fetch(url('/api/anthropic/v1/no-such-thing'), { headers });
       expect(anthropic.status).toBe(404);
-      expect(await anthropic.json()).toEqual({ type: 'error', error: { type: 'not_found_error', message: expect.any(String) } });
+      // As the Anthropic API does, the body repeats the answer's request-id.
+      expect(await anthropic.json()).toEqual({ type: 'error', error: { type: 'not_found_error', message: expect.any(String) }, request_id: anthropic.headers.get('request-id') });
+      expect(anthropic.headers.get('request-id')).toMatch(/^req_/);
       const gemini = await fetch(url('/api/gemini/v1beta/no-such-thing'), { headers });
       expect(gemini.status).toBe(404);
       expect(await gemini.json()).toEqual({ error: { code: 404, message: expect.any(String), status: 'NOT_FOUND' } });
@@ -147,7 +149,7 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
     it('a body over limits.maxBodyBytes: 413 request_too_large in the Anthropic envelope', async () => {
       const res = await messages(ask({ messages: [{ role: 'user', content: 'x'.repeat(MAX_BODY_BYTES * 4) }] }));
       expect(res.status).toBe(413);
-      expect(await res.json()).toEqual({ type: 'error', error: { type: 'request_too_large', message: expect.stringContaining(String(MAX_BODY_BYTES)) } });
+      expect(await res.json()).toEqual({ type: 'error', error: { type: 'request_too_large', message: expect.stringContaining(String(MAX_BODY_BYTES)) }, request_id: expect.stringMatching(/^req_/) });
       // The unread rest of that body must not stall the next requests on a reused connection.
       for (let i = 0; i < 3; i++) {
         const next = await fetch(url('/api/openai/v1/models'), { headers: { authorization: `Bearer ${TEST_KEY}` }, signal: AbortSignal.timeout(5000) });
@@ -167,14 +169,14 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       expect(JSON.parse(fake.requests.at(-1)!.body)).toEqual({ ...JSON.parse(small), model: 'claude-upstream-1' });
       const big = await postChunked(url('/api/anthropic/v1/messages'), claude, ask({ messages: [{ role: 'user', content: 'x'.repeat(MAX_BODY_BYTES * 4) }] }));
       expect(big.status).toBe(413);
-      expect(big.json).toEqual({ type: 'error', error: { type: 'request_too_large', message: expect.stringContaining(String(MAX_BODY_BYTES)) } });
+      expect(big.json).toEqual({ type: 'error', error: { type: 'request_too_large', message: expect.stringContaining(String(MAX_BODY_BYTES)) }, request_id: expect.stringMatching(/^req_/) });
       expect(fake.requests.length).toBe(before + 1);
     });
 
     it('malformed JSON: 400 invalid_request_error', async () => {
       const res = await messages('{"model": "acme.claude-test", ');
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) } });
+      expect(await res.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) }, request_id: expect.stringMatching(/^req_/) });
     });
 
     it("POST /v1/messages relays the upstream message, with none of the upstream's own headers but its content type", async () => {

@@ -153,7 +153,7 @@ describe('startGateway on SQLite, served by the Node adapter', () => {
     const sent = fake.requests.length;
     const anthropic = await messages({ model: 'other', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] });
     expect(anthropic.status).toBe(403);
-    expect(await anthropic.json()).toEqual({ type: 'error', error: { type: 'permission_error', message: 'This API key may not use model "other"' } });
+    expect(await anthropic.json()).toEqual({ type: 'error', error: { type: 'permission_error', message: 'This API key may not use model "other"' }, request_id: expect.stringMatching(/^req_/) });
     const gemini = await fetch(`${base}/api/gemini/v1beta/models/acme.other:generateContent`, {
       method: 'POST',
       headers: { 'x-goog-api-key': secret, 'content-type': 'application/json' },

@@ -130,7 +130,7 @@ describe('two real gateway processes sharing PostgreSQL and Redis', () => {
     const retryAfter = Number(refused!.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(50);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(await refused!.json()).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: 'Rate limit reached: this API key allows 5 requests per minute' } });
+    expect(await refused!.json()).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: 'Rate limit reached: this API key allows 5 requests per minute' }, request_id: expect.stringMatching(/^req_/) });
   });
 
   it('a key revoked on A is refused on B within a second (Redis event; the cache TTL is 60 s)', async () => {
@@ -152,7 +152,7 @@ describe('two real gateway processes sharing PostgreSQL and Redis', () => {
     console.info(`revocation on A refused on B after ${latencyMs.toFixed(1)} ms`);
     expect(latencyMs).toBeLessThan(1000);
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ type: 'error', error: { type: 'authentication_error', message: 'Invalid API key' } });
+    expect(await res.json()).toEqual({ type: 'error', error: { type: 'authentication_error', message: 'Invalid API key' }, request_id: expect.stringMatching(/^req_/) });
     expect((await messages(A, secret, hello())).status).toBe(401);
   });
 

@@ -18,11 +18,15 @@ const TYPE_BY_KIND: Record<ErrorKind, string> = {
 export interface AnthropicErrorBody {
   type: 'error';
   error: { type: string; message: string };
+  /** The `request-id` header's value, as the API's HTTP error bodies carry it (not its stream's `error` events). */
+  request_id?: string;
 }
 
-export function writeAnthropicError(err: GatewayError): { status: number; body: AnthropicErrorBody } {
+export function writeAnthropicError(err: GatewayError, requestId?: string): { status: number; body: AnthropicErrorBody } {
   // Overload is 529 on this API whatever status the upstream used (503 from OpenAI-compatible hosts
   // and Gemini): Claude Code and the SDK (OverloadedError) recognise it by that status (pitfall 20).
   const status = err.kind === 'overloaded' ? 529 : err.status;
-  return { status, body: { type: 'error', error: { type: TYPE_BY_KIND[err.kind], message: err.message } } };
+  const body: AnthropicErrorBody = { type: 'error', error: { type: TYPE_BY_KIND[err.kind], message: err.message } };
+  if (requestId !== undefined) body.request_id = requestId;
+  return { status, body };
 }

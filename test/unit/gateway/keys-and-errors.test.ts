@@ -38,7 +38,7 @@ describe('keys', () => {
 
   it.each([
     ['/api/openai/v1/models', { error: { message: 'Invalid API key', type: 'authentication_error', param: null, code: 'invalid_api_key' } }],
-    ['/api/anthropic/v1/models', { type: 'error', error: { type: 'authentication_error', message: 'Invalid API key' } }],
+    ['/api/anthropic/v1/models', { type: 'error', error: { type: 'authentication_error', message: 'Invalid API key' }, request_id: expect.stringMatching(/^req_/) }],
     ['/api/gemini/v1beta/models', { error: { code: 401, message: 'Invalid API key', status: 'UNAUTHENTICATED' } }],
   ])('a wrong key on %s is a 401 in that family\'s envelope', async (path, body) => {
     const res = await gatewayWith().fetch(get(path, { authorization: 'Bearer sk-wrong-key' }));
