@@ -412,7 +412,8 @@ describe.each(SDKS)('%s against a Gemini model', (_name, Client) => {
     expect(armored.stop_reason).toBe('refusal');
     expect(armored.content).toEqual([{ type: 'text', text: 'Here is how' }]);
 
-    gemini.reply(() => ({ body: { ...jsonFixture('gemini-max-tokens.json'), candidates: [{ ...jsonFixture('gemini-max-tokens.json').candidates[0], finishReason: 'CONTINUATION' }] } }));
+    const cut = jsonFixture('gemini-max-tokens.json');
+    gemini.reply(() => ({ body: { ...cut, candidates: [{ ...cut.candidates[0], finishReason: 'CONTINUATION' }] } }));
     const continued = await client().messages.create({ model: FLASH, max_tokens: 10, messages: [{ role: 'user', content: 'Tell me a story' }] });
     expect(continued.stop_reason).toBe('max_tokens');
     expect(continued.content).toEqual([{ type: 'text', text: 'Once upon a time, in a land far', citations: null }]);
