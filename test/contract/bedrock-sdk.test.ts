@@ -208,6 +208,16 @@ describe.each(SDKS)('%s', (_name, Client) => {
       });
     });
 
+    it('count_tokens: a 200 without inputTokens is not relayed as a count; the answer is the marked estimate', async () => {
+      fake.reply(() => ({ json: { tokens: 7 } }));
+      const { data, response } = await client().messages.countTokens({ model: CLAUDE, messages: [{ role: 'user', content: 'hello there, how are you today?' }] }).withResponse();
+      expect(response.status).toBe(200);
+      expect(Object.keys(data)).toEqual(['input_tokens']);
+      expect(data.input_tokens).toBeGreaterThan(0);
+      expect(response.headers.get('x-switchyard-token-count')).toBe('estimate');
+      expect(only().operation).toBe('count-tokens');
+    });
+
     it('count_tokens falls back to a marked estimate when Bedrock cannot count for the model', async () => {
       fake.reply(() => ({ error: { type: 'ValidationException', message: "The provided model doesn't support counting tokens.", status: 400 } }));
       const { data, response } = await client().messages.countTokens({ model: CLAUDE, messages: [{ role: 'user', content: 'hello there, how are you today?' }] }).withResponse();

@@ -76,15 +76,17 @@ function errorOnly(error: GatewayError): ReadableStream<Uint8Array> {
   });
 }
 
-/** CountTokens `{"inputTokens": n}` → Anthropic's `{"input_tokens": n}`. */
+/**
+ * CountTokens `{"inputTokens": n}` → Anthropic's `{"input_tokens": n}`. An answer without a count
+ * errors the stream before its first chunk, so the caller still chooses the status (another
+ * route, or the marked estimate) instead of sending an error body under a 200.
+ */
 function readCountTokens(res: UpstreamResponse): ReadableStream<Uint8Array> {
   return new ReadableStream({
     async start(controller) {
       const body = (await res.json().catch(() => undefined)) as { inputTokens?: unknown } | undefined;
-      const out = typeof body?.inputTokens === 'number'
-        ? { input_tokens: body.inputTokens }
-        : writeAnthropicError(new GatewayError('upstream', 'Bedrock sent a token count without inputTokens')).body;
-      controller.enqueue(encoder.encode(JSON.stringify(out)));
+      if (typeof body?.inputTokens !== 'number') return controller.error(new GatewayError('upstream', 'Bedrock sent a token count without inputTokens'));
+      controller.enqueue(encoder.encode(JSON.stringify({ input_tokens: body.inputTokens })));
       controller.close();
     },
   });

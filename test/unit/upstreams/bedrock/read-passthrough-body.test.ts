@@ -86,4 +86,11 @@ describe('readBedrockPassthroughBody', () => {
   it('answers count_tokens in Anthropic shape', async () => {
     expect(await text(readBedrockPassthroughBody(Response.json({ inputTokens: 1234 }), call({ action: 'count_tokens', stream: false })))).toBe('{"input_tokens":1234}');
   });
+
+  it('errors a count_tokens answer without inputTokens before any byte, so no 200 carries an error body', async () => {
+    for (const res of [Response.json({ tokens: 12 }), Response.json({ inputTokens: '12' }), new Response('not json')]) {
+      const reading = text(readBedrockPassthroughBody(res, call({ action: 'count_tokens', stream: false })));
+      await expect(reading).rejects.toMatchObject({ kind: 'upstream', message: 'Bedrock sent a token count without inputTokens' });
+    }
+  });
 });
