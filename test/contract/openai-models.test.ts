@@ -40,7 +40,7 @@ describe('openai SDK against the listing family', () => {
   it('an unknown model is a NotFoundError naming it', async () => {
     const err = await client.models.retrieve('nope').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotFoundError);
-    expect((err as NotFoundError).error).toMatchObject({ type: 'not_found_error', param: 'model', code: 'model_not_found' });
+    expect((err as NotFoundError).error).toMatchObject({ type: 'invalid_request_error', param: 'model', code: 'model_not_found' });
     expect((err as NotFoundError).code).toBe('model_not_found');
     expect((err as NotFoundError).message).toContain('nope');
   });

@@ -89,6 +89,6 @@ describe.each(ROUTES)('pitfall 14: %s', (_name, method, path, body) => {
     const error = await res.json();
     if (path.startsWith('/api/gemini')) expect(error).toEqual({ error: { code: 401, message: 'Invalid API key', status: 'UNAUTHENTICATED' } });
     else if (path.startsWith('/api/anthropic')) expect(error).toEqual({ type: 'error', error: { type: 'authentication_error', message: 'Invalid API key' }, request_id: expect.stringMatching(/^req_/) });
-    else expect(error).toEqual({ error: { message: 'Invalid API key', type: 'authentication_error', param: null, code: 'invalid_api_key' } });
+    else expect(error).toEqual({ error: { message: 'Invalid API key', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
   });
 });

@@ -120,7 +120,7 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       const res = await fetch(url('/api/openai/v1/models'));
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({
-        error: { message: expect.stringContaining('Missing API key'), type: 'authentication_error', param: null, code: 'invalid_api_key' },
+        error: { message: expect.stringContaining('Missing API key'), type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
       });
     });
 
@@ -137,7 +137,7 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       const openai = await fetch(url('/api/openai/v1/no-such-thing'), { headers });
       expect(openai.status).toBe(404);
       // No model was named: OpenAI's `model_not_found` code would send a client looking for one.
-      expect(await openai.json()).toMatchObject({ error: { type: 'not_found_error', param: null, code: null } });
+      expect(await openai.json()).toMatchObject({ error: { type: 'invalid_request_error', param: null, code: null } });
     });
 
     it('a known path with the wrong method: 405', async () => {

@@ -1,14 +1,19 @@
 import type { ErrorKind, GatewayError } from '../../errors.ts';
 
-/** @see https://platform.openai.com/docs/guides/error-codes */
+/**
+ * OpenAI's own `type`s: every client error is `invalid_request_error` (a bad key, a model the
+ * project may not use and an unknown model included; the `code` tells them apart) and a request
+ * rate limit is `requests`. Clients that branch on `type` see what the API sends.
+ * @see https://platform.openai.com/docs/guides/error-codes
+ */
 const TYPE_BY_KIND: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
-  authentication: 'authentication_error',
-  permission: 'permission_error',
-  not_found: 'not_found_error',
+  authentication: 'invalid_request_error',
+  permission: 'invalid_request_error',
+  not_found: 'invalid_request_error',
   method_not_allowed: 'invalid_request_error',
   request_too_large: 'invalid_request_error',
-  rate_limit: 'rate_limit_error',
+  rate_limit: 'requests',
   overloaded: 'server_error',
   upstream: 'server_error',
   timeout: 'server_error',

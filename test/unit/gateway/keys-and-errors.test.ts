@@ -37,7 +37,7 @@ describe('keys', () => {
   });
 
   it.each([
-    ['/api/openai/v1/models', { error: { message: 'Invalid API key', type: 'authentication_error', param: null, code: 'invalid_api_key' } }],
+    ['/api/openai/v1/models', { error: { message: 'Invalid API key', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }],
     ['/api/anthropic/v1/models', { type: 'error', error: { type: 'authentication_error', message: 'Invalid API key' }, request_id: expect.stringMatching(/^req_/) }],
     ['/api/gemini/v1beta/models', { error: { code: 401, message: 'Invalid API key', status: 'UNAUTHENTICATED' } }],
   ])('a wrong key on %s is a 401 in that family\'s envelope', async (path, body) => {
@@ -79,7 +79,7 @@ describe('errors', () => {
     const res = await gatewayWith().fetch(get(path, { 'x-api-key': KEY }));
     expect(res.status).toBe(404);
     const body = await res.json();
-    if (family === 'openai') expect(body.error).toMatchObject({ type: 'not_found_error', code: null });
+    if (family === 'openai') expect(body.error).toMatchObject({ type: 'invalid_request_error', code: null });
     if (family === 'anthropic') expect(body).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
     if (family === 'gemini') expect(body.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
   });
