@@ -6,6 +6,7 @@ import { registerAnthropicRoutes } from './families/anthropic/routes.ts';
 import type { Family } from './families/family.ts';
 import { registerGeminiRoutes } from './families/gemini/routes.ts';
 import { registerOpenAIRoutes } from './families/openai/routes.ts';
+import { answerPreflight } from './http/cors.ts';
 import { jsonReply } from './http/respond.ts';
 import { authenticate, type KeyRecord } from './keys.ts';
 import { isPromise, type MaybePromise } from './maybe-promise.ts';
@@ -35,6 +36,10 @@ export function buildRouter(services: GatewayServices): GatewayRouter {
 
   // Any path registered above answers other methods with 405 instead of 404.
   const known = new Set(router.routes.map((route) => route[3]!));
+  // Before those 405s: a preflight carries no key and may name any path; the admin API is not for browsers.
+  const { cors } = services;
+  const admin = `${basePath}/admin/`;
+  if (cors) router.options('*', (req, ctx) => (ctx.path.startsWith(admin) ? undefined : answerPreflight(cors, req, ctx)));
   for (const path of known) {
     router.all(path, (req) => {
       throw new GatewayError('method_not_allowed', `Method ${req.method} is not allowed on ${new URL(req.url).pathname}`);

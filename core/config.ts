@@ -61,6 +61,9 @@ const BedrockProvider = v.strictObject({
 
 const Provider = v.variant('type', [AnthropicProvider, OpenAIProvider, GeminiProvider, BedrockProvider]);
 
+/** What a browser sends as `origin`: scheme, host and port, nothing after. */
+const CorsOrigin = v.pipe(v.string(), v.regex(/^(\*|[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#\s]+)$/, 'must be "*" or an origin such as "https://app.example" (no path, no trailing "/")'));
+
 const Route = v.strictObject({ provider: NonEmpty, model: NonEmpty });
 
 const Model = v.strictObject({
@@ -106,6 +109,13 @@ export const GatewayConfig = v.pipe(
         maxBodyBytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 32 * 1024 * 1024),
         /** Upstream time-out per attempt unless the provider sets its own. */
         upstreamTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 600_000),
+      }),
+      {},
+    ),
+    cors: v.optional(
+      v.strictObject({
+        /** Browser origins whose pages may call the API families; `*` for any, `[]` for none. */
+        origins: v.optional(v.array(CorsOrigin), ['*']),
       }),
       {},
     ),

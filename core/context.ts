@@ -4,6 +4,7 @@ import type { Catalog } from './catalog.ts';
 import type { GatewayConfig } from './config.ts';
 import type { Family } from './families/family.ts';
 import type { ClientSignal } from './http/client-signal.ts';
+import type { Cors } from './http/cors.ts';
 import { readPlainQueryValue, readQueryText } from './http/request-url.ts';
 import type { KeyRecord, KeyVerifier } from './keys.ts';
 import type { Upstream, UpstreamFetch } from './upstreams/types.ts';
@@ -38,6 +39,8 @@ export interface GatewayServices {
   meter?: Meter;
   /** The admin API's stores and credential; absent means no admin routes. */
   admin?: AdminDeps;
+  /** Cross-origin access for browser clients; absent when `cors.origins` is empty. */
+  cors?: Cors;
 }
 
 /** Per-request state handed to every route handler as itty's extra argument. */

@@ -9,6 +9,7 @@ import { dispatch } from './dispatch.ts';
 import { GatewayError, toGatewayError } from './errors.ts';
 import { ERROR_WRITERS } from './families/family.ts';
 import { readClientSignal } from './http/client-signal.ts';
+import { createCors, writeCorsHeaders, type Cors } from './http/cors.ts';
 import { writeLogTime } from './http/log-time.ts';
 import { readPlainPath } from './http/request-url.ts';
 import { Reply, replyToResponse, type ReplyHeaders } from './http/reply.ts';
@@ -74,6 +75,9 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
     ...(options.meter && { meter: options.meter }),
     ...(options.admin && { admin: options.admin }),
   };
+  const cors = createCors(config.cors.origins);
+  if (cors) services.cors = cors;
+  const admin = `${config.basePath}/admin/`;
   const router = buildRouter(services);
   const familyOfPath = createFamilyOfPath(config);
 
@@ -108,6 +112,10 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
       if (err.opts.retryAfter !== undefined) headers['retry-after'] = String(err.opts.retryAfter);
       response = jsonReply(ctx, body, status, headers);
     }
+    if (cors !== undefined) {
+      const origin = request.headers.get('origin');
+      if (origin !== null && !pathname.startsWith(admin)) response = withCors(cors, origin, response);
+    }
     services.log({
       time: writeLogTime(Date.now()),
       id: ctx.id,
@@ -124,6 +132,19 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
   }
 
   return { fetch: async (request) => replyToResponse(await handle(request)), reply: handle, config, catalog };
+}
+
+/** core answers with a Reply; a Response (immutable headers, when it came from fetch) is copied. */
+function withCors(cors: Cors, origin: string, response: Reply | Response): Reply | Response {
+  if (response instanceof Reply) {
+    writeCorsHeaders(cors, origin, response.headers);
+    return response;
+  }
+  const headers: ReplyHeaders = {};
+  writeCorsHeaders(cors, origin, headers);
+  const copy = new Response(response.body, response);
+  for (const name in headers) copy.headers.set(name, headers[name]!);
+  return copy;
 }
 
 /** Waits for the verifier only until it is built; after that, calls go straight to it. */

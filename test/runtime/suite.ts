@@ -237,6 +237,25 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       expect(reads.length).toBeGreaterThanOrEqual(3);
     });
 
+    it('a browser page on another origin: the preflight gets 204, the stream its CORS headers', async () => {
+      const origin = 'https://chat.example';
+      const pre = await fetch(url('/api/anthropic/v1/messages'), {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'anthropic-dangerous-direct-browser-access,anthropic-version,content-type,x-api-key' },
+      });
+      expect(pre.status).toBe(204);
+      expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+      expect(pre.headers.get('access-control-allow-methods')).toBe('GET, POST');
+      expect(pre.headers.get('access-control-allow-headers')).toBe('anthropic-dangerous-direct-browser-access,anthropic-version,content-type,x-api-key');
+      expect(await pre.text()).toBe('');
+      opts.upstream().reply(() => ({ chunks: sseChunks(STREAM_WIRE) }));
+      const res = await messages(ask({ stream: true }), { headers: { ...claude, origin, 'anthropic-dangerous-direct-browser-access': 'true' } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('access-control-expose-headers')).toBe('*');
+      expect(parseSse(await res.text())).toEqual(parseSse(STREAM_WIRE));
+    });
+
     it.skipIf(!opts.framesWholeStreams)('a stream the upstream sent whole goes out as one body with its length', async () => {
       opts.upstream().reply(() => ({ headers: { 'content-type': 'text/event-stream' }, body: STREAM_WIRE }));
       const res = await messages(ask({ stream: true }));
