@@ -35,6 +35,11 @@ export interface GatewayErrorOptions {
   retryAfter?: number;
   /** Provider error type/code as the upstream sent it, for logs and the OpenAI `code` field. */
   code?: string;
+  /**
+   * Asking again cannot succeed (a spent budget; a request larger than its key's token limit):
+   * sent as `x-should-retry: false`, which the official SDKs and Claude Code obey before status.
+   */
+  final?: boolean;
   cause?: unknown;
 }
 

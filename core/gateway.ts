@@ -110,6 +110,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
       const { status, body } = ERROR_WRITERS[ctx.family](err, ctx.id);
       const headers: ReplyHeaders = {};
       if (err.opts.retryAfter !== undefined) headers['retry-after'] = String(err.opts.retryAfter);
+      if (err.opts.final) headers['x-should-retry'] = 'false';
       response = jsonReply(ctx, body, status, headers);
     }
     if (cors !== undefined) {

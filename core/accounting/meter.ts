@@ -150,11 +150,11 @@ function refusal(key: KeyRecord, counter: Counter, retryAfterMs: number | undefi
   if (counter.name.startsWith('tpm:')) {
     const what = `this API key allows ${key.tpm} tokens per minute and this request reserves ${counter.amount} (estimated input + max output tokens)`;
     return retryAfter === undefined
-      ? new GatewayError('rate_limit', `Token limit: ${what}; lower the max output tokens`, { code: 'tokens_exceed_limit' })
+      ? new GatewayError('rate_limit', `Token limit: ${what}; lower the max output tokens`, { code: 'tokens_exceed_limit', final: true })
       : new GatewayError('rate_limit', `Token limit reached: ${what}`, Object.assign({ code: 'tokens_exceeded' }, opts));
   }
   const budget = `$${key.budgetUsd}`;
   return retryAfter === undefined
-    ? new GatewayError('rate_limit', `Budget exhausted: this API key's budget of ${budget} cannot cover this request's worst-case cost`, { code: 'budget_exceeded' })
+    ? new GatewayError('rate_limit', `Budget exhausted: this API key's budget of ${budget} cannot cover this request's worst-case cost`, { code: 'budget_exceeded', final: true })
     : new GatewayError('rate_limit', `Budget busy: requests in flight hold the rest of this API key's budget of ${budget}`, Object.assign({ code: 'budget_reserved' }, opts));
 }

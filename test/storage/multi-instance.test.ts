@@ -178,6 +178,9 @@ describe('two real gateway processes sharing PostgreSQL and Redis', () => {
       const { error } = (await res.json()) as { error: { type: string; message: string } };
       expect(error.type).toBe('rate_limit_error');
       expect(error.message).toMatch(/^Budget (busy|exhausted): /);
+      // Busy: calls in flight may release budget, so retry after a second; exhausted: asking again cannot help.
+      const busy = error.message.startsWith('Budget busy');
+      expect([res.headers.get('retry-after'), res.headers.get('x-should-retry')]).toEqual(busy ? ['1', null] : [null, 'false']);
     }
     for (let i = 0; i < fits; i++) expect200(id, 'claude-x', input, 1000);
   });

@@ -41,7 +41,7 @@ describe('meter: requests per minute', () => {
     for (let i = 0; i < 3; i++) await meter.admit(key, call());
     clock.t += 20_000;
     const err = await refusal(meter.admit(key, call()));
-    expect([err.kind, err.status, err.opts.retryAfter, err.opts.code]).toEqual(['rate_limit', 429, 40, 'rate_limit_exceeded']);
+    expect([err.kind, err.status, err.opts.retryAfter, err.opts.code, err.opts.final]).toEqual(['rate_limit', 429, 40, 'rate_limit_exceeded', undefined]);
     clock.t = T0 + 59_999;
     await refusal(meter.admit(key, call()));
     clock.t = T0 + 60_000;
@@ -63,7 +63,7 @@ describe('meter: tokens per minute', () => {
     const first = await meter.admit(key, call({ estimatedInputTokens: 100, maxOutputTokens: 500 }));
     // 600 reserved: a second 600 does not fit until the first settles.
     const err = await refusal(meter.admit(key, call({ estimatedInputTokens: 100, maxOutputTokens: 500 })));
-    expect([err.opts.code, err.opts.retryAfter]).toEqual(['tokens_exceeded', 60]);
+    expect([err.opts.code, err.opts.retryAfter, err.opts.final]).toEqual(['tokens_exceeded', 60, undefined]);
     first.settle({ status: 200, usage: { inputTokens: 80, outputTokens: 20, cacheReadTokens: 50 }, latencyMs: 3, aborted: false });
     await Promise.resolve();
     // 150 used: 850 left.
@@ -78,10 +78,10 @@ describe('meter: tokens per minute', () => {
     await meter.admit(key, call({ estimatedInputTokens: 400, maxOutputTokens: 600 }));
   });
 
-  it('refuses, without retry-after, a request that could never fit', async () => {
+  it('refuses, without retry-after and as final (asking again cannot help), a request that could never fit', async () => {
     const { meter, call } = setup();
     const err = await refusal(meter.admit({ id: 'k', tpm: 1000 }, call({ estimatedInputTokens: 10, maxOutputTokens: 1000 })));
-    expect([err.status, err.opts.retryAfter, err.opts.code]).toEqual([429, undefined, 'tokens_exceed_limit']);
+    expect([err.status, err.opts.retryAfter, err.opts.code, err.opts.final]).toEqual([429, undefined, 'tokens_exceed_limit', true]);
   });
 });
 
@@ -94,13 +94,13 @@ describe('meter: budget', () => {
     // Worst case $0.101 each: 9 fit in $1.
     expect(admitted.length).toBe(9);
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => (r.reason as GatewayError).opts);
-    expect(refused.every((o) => o.code === 'budget_reserved' && o.retryAfter === 1)).toBe(true);
+    expect(refused.every((o) => o.code === 'budget_reserved' && o.retryAfter === 1 && o.final === undefined)).toBe(true);
     // Every admitted call spends its worst case: still exactly within the budget.
     for (const r of admitted) (r as PromiseFulfilledResult<{ settle: (o: object) => void }>).value.settle({ status: 200, usage: { inputTokens: 1000, outputTokens: 10_000 }, latencyMs: 1, aborted: false });
     const spent = (await records()).reduce((sum, r) => sum + r.costNanoUsd, 0);
     expect(spent).toBe(909_000_000);
     const err = await refusal(meter.admit(key, call()));
-    expect([err.opts.code, err.opts.retryAfter]).toEqual(['budget_exceeded', undefined]);
+    expect([err.opts.code, err.opts.retryAfter, err.opts.final]).toEqual(['budget_exceeded', undefined, true]);
     // A smaller call still fits in what is left ($0.091).
     await meter.admit(key, call({ maxOutputTokens: 9000 }));
   });
