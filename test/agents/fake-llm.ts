@@ -31,8 +31,10 @@ export interface FakeCall {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: any;
-  /** What the fake answered: `tool:<name>+<name>`, `text`, `json`, `count`, `list` or `error:<status> <message>`. */
+  /** What the fake answered: `tool:<name>+<name>`, `text`, `json`, `count`, `list`, `limited:<seconds>` or `error:<status> <message>`. */
   answer?: string;
+  /** Date.now() when the request arrived. */
+  at: number;
 }
 
 export interface FakeLlm {
@@ -44,6 +46,8 @@ export interface FakeLlm {
   finalAnswers: string[];
   /** Requests the fake refused as the real provider would, with the reason. */
   rejections: string[];
+  /** The next model call (not a token count) gets the provider's 429, naming a wait of `seconds`. */
+  limitNext(seconds: number): void;
   close(): Promise<void>;
 }
 
@@ -87,6 +91,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
   const finalAnswers: string[] = [];
   const rejections: string[] = [];
   const issued = { anthropic: new Set<string>(), gemini: new Set<string>(), geminiCalls: new Set<string>(), seq: 0 };
+  let limited: number | undefined;
 
   const think = (conv: Conversation): Decision => {
     for (const turn of conv.turns) for (const r of turn.results) if (!toolResults.includes(r.text)) toolResults.push(r.text);
@@ -105,8 +110,14 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       body = raw;
     }
     const kind = url.pathname.split('/')[1] as UpstreamKind;
-    const call: FakeCall = { kind, method: req.method ?? 'GET', path: url.pathname + url.search, headers: req.headers, body };
+    const call: FakeCall = { kind, method: req.method ?? 'GET', path: url.pathname + url.search, headers: req.headers, body, at: Date.now() };
     calls.push(call);
+    if (limited !== undefined && call.method === 'POST' && !/count/i.test(url.pathname)) {
+      call.answer = `limited:${limited}`;
+      sendRateLimit(res, kind, limited);
+      limited = undefined;
+      return;
+    }
     try {
       if (kind === 'anthropic') call.answer = anthropic(url, call, res);
       else if (kind === 'openai') call.answer = openai(url, call, res);
@@ -269,6 +280,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     toolResults,
     finalAnswers,
     rejections,
+    limitNext: (seconds) => void (limited = seconds),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -432,6 +444,21 @@ function checkAnthropic(body: any, headers: FakeCall['headers'], signatures: Set
       throw new Refusal(400, `messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${m.content[0]?.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`);
     }
   });
+}
+
+/**
+ * A rate limit as each provider sends it: Anthropic and OpenAI name the wait in `retry-after`;
+ * Gemini in the body, as a google.rpc.RetryInfo (protocol digests A9, B8 and Gemini A8).
+ */
+function sendRateLimit(res: ServerResponse, kind: UpstreamKind, seconds: number): void {
+  const body =
+    kind === 'anthropic'
+      ? { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' } }
+      : kind === 'openai'
+        ? { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }
+        : { error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${seconds}s` }] } };
+  res.writeHead(429, kind === 'gemini' ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', 'retry-after': String(seconds) });
+  res.end(JSON.stringify(body));
 }
 
 /** Rules of a strict OpenAI-compatible host (Groq-like: unknown message properties are refused). */

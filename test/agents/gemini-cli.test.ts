@@ -46,6 +46,25 @@ describe.skipIf(!gemini)('Gemini CLI through the gateway', () => {
     return { run, chats };
   }
 
+  // Gemini CLI reads a 429's wait from a RetryInfo in the body, never from `retry-after`; it waits
+  // that long (plus up to 20%) when it is longer than its own backoff (5 s ± 30% first), so a
+  // limit that holds for longer is not asked again while it still holds.
+  it.each([
+    ['gemini upstream (fast path): its RetryInfo', MODELS.gemini25],
+    ['anthropic upstream: its retry-after, as a RetryInfo', MODELS.claude],
+  ])('a rate limit naming a 7 s wait (%s): the CLI asks again after it, not sooner, and finishes', async (_name, model) => {
+    rig.fake.limitNext(7);
+    const run = await runAgent(gemini!, ['-m', `acme.${model}`, '-p', 'say hi', '--output-format', 'json', '--skip-trust'], {
+      cwd: rig.workdir,
+      env: { HOME: rig.home, GEMINI_API_KEY: TEST_KEY, GOOGLE_GEMINI_BASE_URL: `${rig.gateway.url}/api/gemini` },
+    });
+    const context = describeRun(rig, run);
+    expect(run.code, context).toBe(0);
+    const chats = rig.fake.calls.filter((c) => c.method === 'POST' && !/count|Tokens/.test(c.path));
+    expect(chats.map((c) => c.answer), context).toEqual(['limited:7', 'text']);
+    expect(chats[1]!.at - chats[0]!.at, context).toBeGreaterThanOrEqual(6900);
+  }, 40_000);
+
   it('gemini upstream (fast path, Gemini 3): ids and signatures round-trip untouched', async () => {
     const { chats } = await listFiles(MODELS.gemini3);
     const step = chats[1]!.body.contents.at(-2).parts.filter((p: any) => p.functionCall);

@@ -595,6 +595,19 @@ describe('errors arrive as ApiError with the status', () => {
     expect(fake().requests).toHaveLength(1);
   });
 
+  it.each([
+    ['Gemini', GEMINI, () => gemini, { status: 429, body: { error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' }] } } }],
+    ['Claude', CLAUDE, () => anthropic, { status: 429, headers: { 'retry-after': '7' }, body: anthropicError(429) }],
+    ['gpt-oss', OSS, () => oss, { status: 429, headers: { 'retry-after-ms': '6500' }, body: openaiError(429) }],
+  ] as const)('%s: a rate limit with a known wait reaches the client as Google says it, a RetryInfo in details', async (_name, model, fake, reply) => {
+    fake().reply(() => reply);
+    const err = await apiError(() => ai.models.generateContent({ model, contents: 'x' }));
+    expect(err.status).toBe(429);
+    const body = JSON.parse(err.message.slice(err.message.indexOf('{'))) as { error: { status: string; details?: unknown } };
+    expect(body.error.status).toBe('RESOURCE_EXHAUSTED');
+    expect(body.error.details).toEqual([{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' }]);
+  });
+
   it('fast path: only the output cap is checked here; the rest of the body is the upstream\'s to refuse', async () => {
     const cap = await apiError(() => ai.models.generateContent({ model: GEMINI, contents: 'x', config: { maxOutputTokens: 0 } }));
     expect([cap.status, cap.message]).toEqual([400, expect.stringContaining('generationConfig.maxOutputTokens: must be at least 1')]);

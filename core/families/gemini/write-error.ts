@@ -15,11 +15,24 @@ const STATUS_BY_KIND: Record<ErrorKind, string> = {
   internal: 'INTERNAL',
 };
 
-export interface GeminiErrorBody {
-  error: { code: number; message: string; status: string };
+/** google.rpc.RetryInfo: when to ask again, as Google's own 429s say it. */
+export interface GeminiRetryInfo {
+  '@type': 'type.googleapis.com/google.rpc.RetryInfo';
+  retryDelay: string;
 }
 
+export interface GeminiErrorBody {
+  error: { code: number; message: string; status: string; details?: GeminiRetryInfo[] };
+}
+
+/**
+ * The wait, when one is known, goes in the body too: Gemini clients read `details`, not the
+ * `retry-after` header (Gemini CLI waits a RetryInfo's delay instead of its own backoff).
+ */
 export function writeGeminiError(err: GatewayError): { status: number; body: GeminiErrorBody } {
   const status = err.status === 529 ? 503 : err.status;
-  return { status, body: { error: { code: status, message: err.message, status: STATUS_BY_KIND[err.kind] } } };
+  const error: GeminiErrorBody['error'] = { code: status, message: err.message, status: STATUS_BY_KIND[err.kind] };
+  const wait = err.opts.retryAfter;
+  if (wait !== undefined) error.details = [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${wait}s` }];
+  return { status, body: { error } };
 }
