@@ -17,9 +17,11 @@ import { isPromise, type MaybePromise } from './maybe-promise.ts';
  */
 export function dispatch(routes: readonly RouteEntry[], request: IRequestStrict, ctx: RequestContext, first = 0): MaybePromise<unknown> {
   const path = ctx.path;
+  // HEAD is GET without the body (RFC 9110 9.3.2): uptime monitors send it; the gateway drops the body.
+  const wanted = request.method === 'HEAD' ? 'GET' : request.method;
   for (let i = first; i < routes.length; i++) {
     const [method, pattern, handlers] = routes[i]!;
-    if (method !== request.method && method !== 'ALL') continue;
+    if (method !== wanted && method !== 'ALL') continue;
     const match = path.match(pattern);
     if (!match) continue;
     request.params = (match.groups ?? {}) as IRequestStrict['params'];

@@ -113,6 +113,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
       if (err.opts.final) headers['x-should-retry'] = 'false';
       response = jsonReply(ctx, body, status, headers);
     }
+    if (request.method === 'HEAD' && response instanceof Reply && response.body !== null) response = new Reply(response.status, response.headers, null);
     if (cors !== undefined) {
       const origin = request.headers.get('origin');
       if (origin !== null && !pathname.startsWith(admin)) response = withCors(cors, origin, response);

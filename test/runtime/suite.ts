@@ -102,6 +102,18 @@ export function runtimeSuite(name: string, getBaseUrl: () => string, opts: Runti
       expect(await res.json()).toEqual({ status: 'ok' });
     });
 
+    it('HEAD answers as GET does, without the body (uptime monitors send it)', async () => {
+      const health = await fetch(url('/healthz'), { method: 'HEAD' });
+      expect([health.status, health.headers.get('content-type'), await health.text()]).toEqual([200, 'application/json', '']);
+      expect(health.headers.get('x-request-id')).toMatch(/^req_/);
+      const listing = await fetch(url('/api/openai/v1/models'), { method: 'HEAD', headers: { authorization: `Bearer ${TEST_KEY}` } });
+      expect([listing.status, await listing.text()]).toEqual([200, '']);
+      const denied = await fetch(url('/api/openai/v1/models'), { method: 'HEAD' });
+      expect([denied.status, await denied.text()]).toEqual([401, '']);
+      // The connection is still good for the next request.
+      expect((await fetch(url('/healthz'))).status).toBe(200);
+    });
+
     it('GET /api/openai/v1/models lists the models (key as Bearer, or in the query next to other parameters)', async () => {
       const expected = {
         object: 'list',
