@@ -36,10 +36,9 @@ export function buildRouter(services: GatewayServices): GatewayRouter {
 
   // Any path registered above answers other methods with 405 instead of 404.
   const known = new Set(router.routes.map((route) => route[3]!));
-  // Before those 405s: a preflight carries no key and may name any path; the admin API is not for browsers.
+  // Before those 405s: a preflight carries no key and may name any path.
   const { cors } = services;
-  const admin = `${basePath}/admin/`;
-  if (cors) router.options('*', (req, ctx) => (ctx.path.startsWith(admin) ? undefined : answerPreflight(cors, req, ctx)));
+  if (cors) router.options('*', (req, ctx) => (cors.covers(ctx.path) ? answerPreflight(cors, req, ctx) : undefined));
   for (const path of known) {
     router.all(path, (req) => {
       throw new GatewayError('method_not_allowed', `Method ${req.method} is not allowed on ${new URL(req.url).pathname}`);

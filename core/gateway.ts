@@ -75,9 +75,8 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
     ...(options.meter && { meter: options.meter }),
     ...(options.admin && { admin: options.admin }),
   };
-  const cors = createCors(config.cors.origins);
+  const cors = createCors(config.cors.origins, config.basePath);
   if (cors) services.cors = cors;
-  const admin = `${config.basePath}/admin/`;
   const router = buildRouter(services);
   const familyOfPath = createFamilyOfPath(config);
 
@@ -116,7 +115,7 @@ export function createGateway(input: GatewayConfigInput | GatewayConfig, options
     if (request.method === 'HEAD' && response instanceof Reply && response.body !== null) response = new Reply(response.status, response.headers, null);
     if (cors !== undefined) {
       const origin = request.headers.get('origin');
-      if (origin !== null && !pathname.startsWith(admin)) response = withCors(cors, origin, response);
+      if (origin !== null && cors.covers(pathname)) response = withCors(cors, origin, response);
     }
     services.log({
       time: writeLogTime(Date.now()),

@@ -15,14 +15,21 @@ export interface Cors {
   allow(origin: string): string | undefined;
   /** Answers differ by origin (a list, not `*`): caches must key on it. */
   readonly varies: boolean;
+  /** Whether a path is open to browsers: all but the admin API, which is not meant for them. */
+  covers(path: string): boolean;
 }
 
-/** `origins`: `*` for any, else exact origins (`https://app.example`); none turns CORS off. */
-export function createCors(origins: readonly string[]): Cors | undefined {
+/**
+ * `origins`: `*` for any, else exact origins (`https://app.example`); none turns CORS off.
+ * `basePath`: where the gateway is mounted, which places the admin API.
+ */
+export function createCors(origins: readonly string[], basePath: string): Cors | undefined {
   if (origins.length === 0) return undefined;
-  if (origins.includes('*')) return { allow: () => '*', varies: false };
+  const admin = `${basePath}/admin/`;
+  const covers = (path: string) => !path.startsWith(admin);
+  if (origins.includes('*')) return { allow: () => '*', varies: false, covers };
   const allowed = new Set(origins.map((origin) => origin.toLowerCase()));
-  return { allow: (origin) => (allowed.has(origin.toLowerCase()) ? origin : undefined), varies: true };
+  return { allow: (origin) => (allowed.has(origin.toLowerCase()) ? origin : undefined), varies: true, covers };
 }
 
 /**
