@@ -141,6 +141,12 @@ function changeOf(counter: Counter, actual: number): CounterChange {
   return change;
 }
 
+/**
+ * A refusal that waiting cannot lift is `final` (x-should-retry: false, which the Anthropic and
+ * OpenAI clients obey) and says "capacity exceeded" or "exhausted your capacity": Google's
+ * protocol has no do-not-retry signal, and on those words Gemini CLI stops after two retries
+ * within 4 s instead of asking again for minutes.
+ */
 function refusal(key: KeyRecord, counter: Counter, retryAfterMs: number | undefined): GatewayError {
   const retryAfter = retryAfterMs === undefined ? undefined : Math.max(1, Math.ceil(retryAfterMs / 1000));
   const opts = retryAfter === undefined ? {} : { retryAfter };
@@ -150,11 +156,11 @@ function refusal(key: KeyRecord, counter: Counter, retryAfterMs: number | undefi
   if (counter.name.startsWith('tpm:')) {
     const what = `this API key allows ${key.tpm} tokens per minute and this request reserves ${counter.amount} (estimated input + max output tokens)`;
     return retryAfter === undefined
-      ? new GatewayError('rate_limit', `Token limit: ${what}; lower the max output tokens`, { code: 'tokens_exceed_limit', final: true })
+      ? new GatewayError('rate_limit', `Token capacity exceeded: ${what}; lower the max output tokens`, { code: 'tokens_exceed_limit', final: true })
       : new GatewayError('rate_limit', `Token limit reached: ${what}`, Object.assign({ code: 'tokens_exceeded' }, opts));
   }
   const budget = `$${key.budgetUsd}`;
   return retryAfter === undefined
-    ? new GatewayError('rate_limit', `Budget exhausted: this API key's budget of ${budget} cannot cover this request's worst-case cost`, { code: 'budget_exceeded', final: true })
+    ? new GatewayError('rate_limit', `Budget exhausted: you have exhausted your capacity on this API key, whose budget of ${budget} cannot cover this request's worst-case cost`, { code: 'budget_exceeded', final: true })
     : new GatewayError('rate_limit', `Budget busy: requests in flight hold the rest of this API key's budget of ${budget}`, Object.assign({ code: 'budget_reserved' }, opts));
 }

@@ -1,12 +1,6 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStorage } from '../../adapters/storage/open-storage.ts';
-import { readConfig, type GatewayConfigInput } from '../../core/index.ts';
-import { startTestGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { startFakeLlm, type FakeLlm } from './fake-llm.ts';
-import { claudeEnv, findAgent, MODELS, printedJson, rigConfig, runAgent } from './harness.ts';
+import { claudeEnv, findAgent, MODELS, printedJson, runAgent } from './harness.ts';
+import { startLimitsRig, type LimitsRig } from './limits-rig.ts';
 
 /**
  * Claude Code on a key its limits refuse for good: it must stop at once with the gateway's
@@ -14,43 +8,24 @@ import { claudeEnv, findAgent, MODELS, printedJson, rigConfig, runAgent } from '
  * which a spent budget or a request over the key's token limit warrant: asking again cannot help.
  */
 const claude = findAgent('claude');
-const ADMIN = 'agent-limits-admin-token';
 
 describe.skipIf(!claude)('Claude Code on a key its limits refuse', () => {
-  const open: { close(): Promise<void> }[] = [];
+  let rig: LimitsRig | undefined;
   afterEach(async () => {
-    for (const item of open.splice(0).reverse()) await item.close();
+    await rig?.close();
+    rig = undefined;
   });
 
-  async function startWithStorage(): Promise<{ gateway: RunningGateway; fake: FakeLlm }> {
-    const fake = await startFakeLlm();
-    open.push(fake);
-    const config: GatewayConfigInput = { ...rigConfig(fake.url), prices: { [MODELS.claude]: { input: 3, output: 15 }, [MODELS.haiku]: { input: 1, output: 5 } } };
-    const storage = await openStorage(readConfig({ ...config, storage: { kind: 'memory' } }));
-    open.push(storage);
-    const gateway = await startTestGateway(config, { keys: storage.keys, meter: storage.meter, admin: { keys: storage.keys, usage: storage.usage, admin: { token: ADMIN } } });
-    open.push(gateway);
-    return { gateway, fake };
-  }
-
-  async function createKey(gateway: RunningGateway, limits: Record<string, number>): Promise<string> {
-    const res = await fetch(`${gateway.url}/admin/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'limited', ...limits }) });
-    expect(res.status).toBe(201);
-    return ((await res.json()) as { secret: string }).secret;
-  }
-
   it.each([
-    ['a budget that cannot cover the call', { budgetUsd: 0.0001 }, /Budget exhausted: this API key's budget of \$0\.0001/],
-    ['a token limit below the call', { tpm: 100 }, /Token limit: this API key allows 100 tokens per minute/],
+    ['a budget that cannot cover the call', { budgetUsd: 0.0001 }, /Budget exhausted: you have exhausted your capacity on this API key, whose budget of \$0\.0001/],
+    ['a token limit below the call', { tpm: 100 }, /Token capacity exceeded: this API key allows 100 tokens per minute/],
   ])('%s: one call, then the message, within seconds', async (_name, limits, message) => {
-    const { gateway, fake } = await startWithStorage();
-    const key = await createKey(gateway, limits);
-    const root = await mkdtemp(join(tmpdir(), 'switchyard-limits-'));
-    open.push({ close: () => rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) });
-    await mkdir(join(root, 'home'));
+    rig = await startLimitsRig();
+    const { gateway, fake } = rig;
+    const key = await rig.createKey(limits);
     const run = await runAgent(claude!, ['-p', 'say hi', '--output-format', 'json', '--no-session-persistence'], {
-      cwd: root,
-      env: { ...claudeEnv(gateway.url, join(root, 'home'), MODELS.claude), ANTHROPIC_API_KEY: key },
+      cwd: rig.root,
+      env: { ...claudeEnv(gateway.url, rig.home, MODELS.claude), ANTHROPIC_API_KEY: key },
       timeoutMs: 30_000,
     });
     const calls = gateway.logs.filter((line) => line.method === 'POST' && line.path.endsWith('/v1/messages'));

@@ -222,12 +222,12 @@ export function printedJson(text: string): any {
   return undefined;
 }
 
-/** What the run looked like from the gateway and the fake: for assertion messages. */
 /** What a failed assertion on a run through a spawned gateway shows: the run, the fake's calls, the gateway's stderr. */
 export function describeSpawnedRun(rig: Rig<SpawnedGateway>, run: AgentRun, chats: FakeCall[]): string {
   return `exit ${run.code} after ${Math.round(run.ms)} ms; fake: ${chats.map((c) => `${c.kind} ${c.answer}`).join(' | ')}; rejections: ${rig.fake.rejections.join(' | ')}\nstdout: ${run.stdout.slice(-1500)}\nstderr: ${run.stderr.slice(-1500)}\ngateway: ${rig.gateway.stderr().slice(-1500)}`;
 }
 
+/** What the run looked like from the gateway and the fake: for assertion messages. */
 export function describeRun(rig: Rig, run: AgentRun): string {
   const log = rig.gateway.logs.map((l) => `${l.method} ${l.path} → ${l.status}${l.error ? ` (${l.error})` : ''}`);
   const calls = rig.fake.calls.map((c) => `${c.kind} ${c.method} ${c.path} → ${c.answer}`);

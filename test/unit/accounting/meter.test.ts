@@ -8,6 +8,9 @@ import { isGatewayError, type GatewayError } from '../../../core/errors.ts';
 import type { KeyRecord } from '../../../core/keys.ts';
 import type { MaybePromise } from '../../../core/maybe-promise.ts';
 
+/** The words on which Gemini CLI 0.61 gives up a 429 after two quick retries instead of ten slow ones (its classifyGoogleError). */
+const GEMINI_CLI_STOPS_ON = /exhausted your capacity|capacity exceeded/i;
+
 const T0 = 1_700_000_040_000; // on a bucket boundary, so windows are easy to reason about
 
 function setup(options: { spentUsd?: (id: string) => Promise<number> } = {}) {
@@ -82,6 +85,7 @@ describe('meter: tokens per minute', () => {
     const { meter, call } = setup();
     const err = await refusal(meter.admit({ id: 'k', tpm: 1000 }, call({ estimatedInputTokens: 10, maxOutputTokens: 1000 })));
     expect([err.status, err.opts.retryAfter, err.opts.code, err.opts.final]).toEqual([429, undefined, 'tokens_exceed_limit', true]);
+    expect(err.message).toMatch(GEMINI_CLI_STOPS_ON);
   });
 });
 
@@ -101,6 +105,7 @@ describe('meter: budget', () => {
     expect(spent).toBe(909_000_000);
     const err = await refusal(meter.admit(key, call()));
     expect([err.opts.code, err.opts.retryAfter, err.opts.final]).toEqual(['budget_exceeded', undefined, true]);
+    expect(err.message).toMatch(GEMINI_CLI_STOPS_ON);
     // A smaller call still fits in what is left ($0.091).
     await meter.admit(key, call({ maxOutputTokens: 9000 }));
   });
