@@ -90,9 +90,16 @@ export function claudeEnv(gatewayUrl: string, home: string, model: string): Reco
   };
 }
 
+/** More upstreams in front of the fake model (a fake Bedrock, say): their providers and models join the rig's. */
+export interface ExtraUpstreams {
+  providers: NonNullable<GatewayConfigInput['providers']>;
+  models: NonNullable<GatewayConfigInput['models']>;
+  close(): Promise<void>;
+}
+
 /** Fake upstreams, the gateway in front of them (in process), and a scratch workspace. */
-export function startRig(): Promise<Rig> {
-  return startRigWith((config) => startTestGateway(config));
+export function startRig(extra?: (fake: FakeLlm) => Promise<ExtraUpstreams>): Promise<Rig> {
+  return startRigWith((config) => startTestGateway(config), extra);
 }
 
 /** The same with the Bun adapter (`bun run adapters/bun.ts`) spawned as the gateway. */
@@ -115,9 +122,15 @@ export async function writeGeminiSettings(home: string): Promise<void> {
   await writeFile(join(home, '.gemini', 'settings.json'), JSON.stringify(settings));
 }
 
-async function startRigWith<G extends { close(): Promise<void> }>(start: (config: GatewayConfigInput) => Promise<G>): Promise<Rig<G>> {
+async function startRigWith<G extends { close(): Promise<void> }>(start: (config: GatewayConfigInput) => Promise<G>, extra?: (fake: FakeLlm) => Promise<ExtraUpstreams>): Promise<Rig<G>> {
   const fake = await startFakeLlm();
-  const gateway = await start(rigConfig(fake.url));
+  const more = await extra?.(fake);
+  const config = rigConfig(fake.url);
+  if (more) {
+    config.providers = { ...config.providers, ...more.providers };
+    config.models = [...(config.models ?? []), ...more.models];
+  }
+  const gateway = await start(config);
   const root = await mkdtemp(join(tmpdir(), 'switchyard-agent-'));
   const workdir = join(root, 'work');
   const home = join(root, 'home');
@@ -131,7 +144,7 @@ async function startRigWith<G extends { close(): Promise<void> }>(start: (config
     workdir,
     home,
     async close() {
-      await Promise.all([fake.close(), gateway.close()]);
+      await Promise.all([fake.close(), gateway.close(), more?.close()]);
       // The agents finish writing session files under HOME just after they exit. A file written
       // while rm walks the tree fails it with ENOTEMPTY (seen once in CI): rm retries such errors
       // itself, and the folder is swept once more after the stragglers are done.

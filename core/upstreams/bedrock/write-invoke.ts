@@ -25,17 +25,27 @@ const BEDROCK_BETAS = new Set([
   'tool-examples-2025-10-29',
 ]);
 
+/**
+ * Betas Bedrock knows under another name. Tool search is `advanced-tool-use-2025-11-20` on the
+ * Claude API and `tool-search-tool-2025-10-19` on Bedrock (Claude Code sends each to its own);
+ * dropped instead, a request with deferred tools is a 400 on `defer_loading`: Claude Code 2.1.332
+ * sent each step three times, then with every tool in full.
+ */
+const BEDROCK_NAMES: Record<string, string> = {
+  'advanced-tool-use-2025-11-20': 'tool-search-tool-2025-10-19',
+};
+
 /** Claude on Bedrock (foundation model, inference profile `us.`/`eu.`/`global.`…, or an ARN naming one). */
 export function isBedrockClaude(modelId: string): boolean {
   return /(^|[.:/])anthropic\./.test(modelId);
 }
 
-/** Splits `anthropic-beta` values (comma lists) and keeps those Bedrock accepts; returns the rest too. */
+/** Splits `anthropic-beta` values (comma lists) and keeps those Bedrock accepts, under its names; returns the rest too. */
 export function filterBedrockBetas(values: readonly string[]): { kept: string[]; dropped: string[] } {
   const kept: string[] = [];
   const dropped: string[] = [];
   for (const value of values.flatMap((v) => v.split(','))) {
-    const beta = value.trim();
+    const beta = BEDROCK_NAMES[value.trim()] ?? value.trim();
     if (!beta || kept.includes(beta)) continue;
     (BEDROCK_BETAS.has(beta) ? kept : dropped).push(beta);
   }

@@ -124,6 +124,24 @@ describe('createBedrockUpstream', () => {
     });
   });
 
+  it.each([
+    ['a Claude-style body (passthrough)', 'passthrough', 'advanced-tool-use-2025-11-20, interleaved-thinking-2025-05-14'],
+    ['a translated request, named both ways', 'translated', 'advanced-tool-use-2025-11-20,tool-search-tool-2025-10-19, interleaved-thinking-2025-05-14'],
+  ])('names tool search as Bedrock does in %s (advanced-tool-use-2025-11-20 → tool-search-tool-2025-10-19), once', async (_name, path, betas) => {
+    const warnings: string[] = [];
+    const body = path === 'passthrough'
+      ? verified(await upstream.passthrough!.writeRequest({
+          target: target(CLAUDE),
+          source: jsonBody({ model: 'acme.claude', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'Hi' }], tools: [{ name: 'Glob', input_schema: { type: 'object' }, defer_loading: true }] }),
+          headers: new Headers({ 'anthropic-beta': betas }),
+          action: 'messages',
+          stream: true,
+        })).body
+      : verified(await upstream.writeRequest(request(CLAUDE, { source: { family: 'anthropic', betas: [betas], extra: {} } }), target(CLAUDE), (w) => warnings.push(w))).body;
+    expect(body.anthropic_beta).toEqual(['tool-search-tool-2025-10-19', 'interleaved-thinking-2025-05-14']);
+    expect(warnings).toEqual([]);
+  });
+
   it('passes count_tokens through CountTokens with the InvokeModel body as a blob', async () => {
     const call: PassthroughCall = {
       target: target(CLAUDE),

@@ -1,0 +1,62 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BEDROCK_AUTH, startFakeBedrockLlm, type FakeBedrockLlm } from './fake-bedrock-llm.ts';
+import { claudeEnv, describeRun, findAgent, printedJson, runAgent, startRig, type Rig } from './harness.ts';
+
+/**
+ * Claude Code on Claude served by Bedrock (InvokeModel with SigV4), the way a company routes it
+ * through a gateway: Claude Code speaks to the gateway as to Anthropic's API, so it sends the
+ * Claude API's betas and beta-only fields, which Bedrock refuses or names differently (its own
+ * requests in Bedrock mode differ: `tool-search-tool-2025-10-19` where the Claude API has
+ * `advanced-tool-use-2025-11-20`). The fake Bedrock refuses what Bedrock refuses; a passing run
+ * is the tool round trip with no refused call.
+ */
+const claude = findAgent('claude');
+const ANSWER = 'One file in this folder is alpha.txt.';
+const MODEL = 'claude-sonnet-4-5-bedrock';
+const BEDROCK_ID = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+
+describe.skipIf(!claude)('Claude Code through the gateway to Claude on Bedrock', () => {
+  let rig: Rig;
+  let front: FakeBedrockLlm;
+  beforeEach(async () => {
+    rig = await startRig(async (fake) => {
+      front = await startFakeBedrockLlm(fake);
+      return {
+        providers: { aws: { type: 'bedrock', region: BEDROCK_AUTH.region, baseUrl: front.bedrock.url, accessKeyId: BEDROCK_AUTH.accessKeyId, secretAccessKey: BEDROCK_AUTH.secretAccessKey } },
+        models: [{ id: MODEL, routes: [{ provider: 'aws', model: BEDROCK_ID }] }],
+        close: () => front.close(),
+      };
+    });
+  });
+  afterEach(async () => {
+    await rig?.close();
+  });
+
+  it('lists files: each step one streamed InvokeModel call, none refused; tool search and context management under Bedrock\'s betas', async () => {
+    const run = await runAgent(claude!, ['-p', 'list files in this folder and tell me one name', '--no-session-persistence', '--output-format', 'json', '--allowedTools', 'Bash', 'Glob'], {
+      cwd: rig.workdir,
+      env: claudeEnv(rig.gateway.url, rig.home, MODEL),
+    });
+    const calls = front.bedrock.calls.filter((c) => c.operation !== 'count-tokens');
+    const context = `${describeRun(rig, run)}\nbedrock: ${front.bedrock.calls.map((c) => `${c.operation} ${c.modelId}`).join(' | ')}; refused: ${front.refusals.join(' | ') || 'none'}; bad signatures: ${front.bedrock.rejected.join(' | ') || 'none'}`;
+    expect(front.refusals, context).toEqual([]);
+    expect(front.bedrock.rejected, context).toEqual([]);
+    expect(printedJson(run.stdout)?.result, context).toBe(ANSWER);
+    expect(run.code, context).toBe(0);
+    expect(calls.map((c) => `${c.operation} ${c.modelId} ${c.auth}`), context).toEqual([
+      `invoke-with-response-stream ${BEDROCK_ID} sigv4`,
+      `invoke-with-response-stream ${BEDROCK_ID} sigv4`,
+    ]);
+    const chats = rig.fake.calls.filter((c) => c.method === 'POST' && !/count/.test(c.path) && c.body?.model === BEDROCK_ID);
+    expect(chats.map((c) => c.answer), context).toEqual(['tool:Bash+Glob', 'text']);
+    expect(rig.fake.finalAnswers, context).toEqual([ANSWER]);
+    // What Claude Code asked for reached Bedrock under Bedrock's names: its deferred tools with the
+    // tool-search beta, its context management with its beta, and no Claude-API-only beta.
+    const first = calls[0]!.json;
+    expect(first.tools.some((t: { defer_loading?: boolean }) => t.defer_loading), context).toBe(true);
+    expect(first.anthropic_beta, context).toEqual(expect.arrayContaining(['tool-search-tool-2025-10-19', 'interleaved-thinking-2025-05-14']));
+    expect(first.anthropic_beta, context).not.toContain('advanced-tool-use-2025-11-20');
+    // The thinking block Bedrock signed went back to it on the next step.
+    expect(calls[1]!.json.messages.at(-2).content[0], context).toMatchObject({ type: 'thinking', signature: expect.stringMatching(/^c2lnLWFudGhyb3BpYy0/) });
+  }, 60_000);
+});
