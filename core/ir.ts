@@ -42,6 +42,12 @@ export interface TextPart {
   citations?: unknown[];
   /** Gemini may sign text parts too. */
   signature?: Signature;
+  /**
+   * In a tool result: an Anthropic `tool_reference` (tool search found this tool), written back as
+   * one to Anthropic upstreams. `text` holds the tool's definition as tool search's result shows
+   * it, for upstreams without tool search, which are sent every tool in full.
+   */
+  toolReference?: string;
 }
 
 export interface ImagePart {

@@ -95,6 +95,31 @@ describe.skipIf(!claude)('Claude Code through the gateway', () => {
     expect(JSON.stringify(contents), context).not.toContain('toolu_');
   }, 60_000);
 
+  // Claude Code declares a few tools and finds the rest with ToolSearch, whose answer is a
+  // tool_reference that Anthropic's API expands into the tool's definition. Elsewhere the model
+  // reads the definition as text, and the tool comes declared in full on the next request.
+  it.each([
+    ['anthropic upstream: the reference passes as sent', MODELS.claude],
+    ['gemini upstream: the definition as text in the functionResponse', MODELS.sonnetOnGemini],
+    ['openai-compatible upstream: the definition as text in the tool message', MODELS.oss],
+  ])('tool search (%s): the found tool is loaded, no call refused', async (_name, model) => {
+    const run = await runAgent(claude!, ['-p', 'load the WebFetch tool and then say done', '--output-format', 'json', '--no-session-persistence'], {
+      cwd: rig.workdir,
+      env: claudeEnv(rig.gateway.url, rig.home, model),
+    });
+    const context = describeRun(rig, run);
+    expect(printedJson(run.stdout)?.result, context).toBe('WebFetch is loaded.');
+    expect(rig.gateway.logs.filter((l) => l.method === 'POST').map((l) => l.status), context).toEqual([200, 200]);
+    const chats = rig.fake.calls.filter((c) => c.method === 'POST' && !/count|Tokens/.test(c.path));
+    expect(chats.map((c) => `${c.kind} ${c.answer}`), context).toEqual([`${KIND_OF[model]} tool:ToolSearch`, `${KIND_OF[model]} text`]);
+    const next = chats[1]!.body;
+    const declared = KIND_OF[model] === 'gemini' ? next.tools.flatMap((t: any) => t.functionDeclarations ?? []) : next.tools.map((t: any) => t.function ?? t);
+    expect(declared.map((t: any) => t.name), context).toContain('WebFetch');
+    const result = JSON.stringify(KIND_OF[model] === 'anthropic' ? next.messages.at(-1) : KIND_OF[model] === 'gemini' ? next.contents.at(-1) : next.messages.find((m: any) => m.role === 'tool'));
+    if (KIND_OF[model] === 'anthropic') expect(result, context).toContain('{"type":"tool_reference","tool_name":"WebFetch"}');
+    else expect(result, context).toMatch(/<functions>\\n<function>\{\\"description\\":.*\\"name\\":\\"WebFetch\\",\\"parameters\\":\{/);
+  }, 40_000);
+
   it('a Claude model name served by Gemini 2.5: budget 31999 is clamped to the model range', async () => {
     const { chats } = await listFiles(MODELS.sonnetOnGemini);
     expect(chats[0]!.body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 24576, includeThoughts: false });

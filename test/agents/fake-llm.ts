@@ -12,7 +12,8 @@ import type { AddressInfo } from 'node:net';
  * Script: a prompt asking to "list files" gets a short preamble and a parallel call of the first two
  * listing tools the agent actually offered (Bash + Glob for Claude Code, list_directory + glob for
  * Gemini CLI); once tool results are in the history, the answer names the alphabetically first file
- * in them. Requests asking for JSON (titles, checks) get a value built from their schema; anything
+ * in them. "load the X tool" gets a ToolSearch call for X (Claude Code's tool search), answered
+ * with "X is loaded." once its find comes back. Requests asking for JSON (titles, checks) get a value built from their schema; anything
  * else gets a short text. Thinking is answered the way each provider does (Anthropic signed thinking
  * blocks, signature-only with `display: "omitted"`; Gemini thought parts and thoughtSignatures, ids on
  * Gemini 3 calls; gpt-oss `reasoning` deltas), and each surface refuses the request shapes real
@@ -300,8 +301,15 @@ function decide(conv: Conversation): Decision {
   if (conv.wantsJson) return { label: 'json', text: JSON.stringify(fromSchema(conv.jsonSchema ?? { type: 'object' }, '')), calls: [] };
   if (last?.role === 'user' && last.results.length) {
     const listing = last.results.map((r) => r.text).join('\n');
+    // Tool search's find: a reference (Anthropic) or the definition as text (anywhere else).
+    const found = /tool_reference:(\w+)|<function>\{.*?"name":"(\w+)"/.exec(listing);
+    if (found) return say(`${found[1] ?? found[2]} is loaded.`);
     const name = pickFileName(listing);
     return say(name ? `One file in this folder is ${name}.` : `The tool said: ${listing.slice(0, 80)}`);
+  }
+  const wanted = last?.role === 'user' ? /load the (\w+) tool/i.exec(last.text)?.[1] : undefined;
+  if (wanted && conv.tools.some((t) => t.name === 'ToolSearch')) {
+    return { label: 'tool:ToolSearch', text: `I will load ${wanted}.`, calls: [{ name: 'ToolSearch', args: { query: `select:${wanted}` } }] };
   }
   if (last?.role === 'user' && /list (the )?files/i.test(last.text)) {
     const offered = LISTING_TOOLS.flatMap((name) => conv.tools.filter((t) => t.name === name)).slice(0, 2);
@@ -348,7 +356,8 @@ function fromSchema(schema: any, key: string): unknown {
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((b: any) => (typeof b === 'string' ? b : b?.type === 'text' || b?.text !== undefined ? (b.text ?? '') : '')).join('\n');
+  // A tool_reference is what Anthropic's tool search expands into the named tool's definition.
+  return content.map((b: any) => (typeof b === 'string' ? b : b?.type === 'tool_reference' ? `tool_reference:${b.tool_name}` : b?.type === 'text' || b?.text !== undefined ? (b.text ?? '') : '')).join('\n');
 }
 
 /** The strings inside a JSON value, so a quoted listing reads like the tool printed it. */
@@ -426,8 +435,13 @@ function checkAnthropic(body: any, headers: FakeCall['headers'], signatures: Set
   const betas = String(headers['anthropic-beta'] ?? '');
   if (body.context_management !== undefined && !betas.includes('context-management-')) throw new Refusal(400, 'context_management: Extra inputs are not permitted');
   const messages: any[] = body.messages ?? [];
+  const toolNames = new Set((body.tools ?? []).map((t: any) => t.name));
   messages.forEach((m, i) => {
     if (Array.isArray(m.content) && m.content.length === 0) throw new Refusal(400, `messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
+    for (const result of Array.isArray(m.content) ? m.content.filter((b: any) => b.type === 'tool_result' && Array.isArray(b.content)) : []) {
+      const missing = result.content.find((c: any) => c.type === 'tool_reference' && !toolNames.has(c.tool_name));
+      if (missing) throw new Refusal(400, `Tool reference '${missing.tool_name}' not found in available tools`);
+    }
     if (m.role !== 'assistant' || !Array.isArray(m.content)) return;
     const uses = m.content.filter((b: any) => b.type === 'tool_use').map((b: any) => b.id);
     for (const b of m.content) {

@@ -36,12 +36,12 @@ export function readAnthropicRequest(body: MessagesRequest | CountTokensRequest,
   const extra = readUnknownFields(body, MAPPED);
   const full = body as Partial<MessagesRequest>;
 
-  const toolNames = new Map<string, string>();
+  const tools: ToolIndex = { calls: new Map(), defs: new Map(body.tools?.map((t) => [t.name ?? '', t])) };
   const messages = body.messages.map((m, i): Message => ({
     role: m.role,
-    parts: readContent(m.content, `messages.${i}.content`, toolNames, warn),
+    parts: readContent(m.content, `messages.${i}.content`, tools, warn),
   }));
-  const system = body.system === undefined ? [] : readContent(body.system, 'system', toolNames, warn) as TextPart[];
+  const system = body.system === undefined ? [] : readContent(body.system, 'system', tools, warn) as TextPart[];
 
   const req: ChatRequest = { model: body.model, system, messages, stream: opts.stream, source: { family: 'anthropic', extra } };
   if (opts.betas?.length) req.source.betas = opts.betas;
@@ -74,11 +74,17 @@ export function readAnthropicRequest(body: MessagesRequest | CountTokensRequest,
   return req;
 }
 
-function readContent(content: string | readonly unknown[], path: string, toolNames: Map<string, string>, warn: Warn): Part[] {
+/** The calls made so far in the conversation (their names, by id) and the request's tools (by name). */
+interface ToolIndex {
+  calls: Map<string, string>;
+  defs: ReadonlyMap<string, AnthropicTool>;
+}
+
+function readContent(content: string | readonly unknown[], path: string, tools: ToolIndex, warn: Warn): Part[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   const parts: Part[] = [];
   (content as AnthropicContentBlock[]).forEach((block, i) => {
-    const part = readBlock(block, `${path}.${i}`, toolNames, warn);
+    const part = readBlock(block, `${path}.${i}`, tools, warn);
     const previous = parts.at(-1);
     // A tool call's foreign signature (Gemini thoughtSignature) travels in an empty thinking block
     // just before it (see write-response.ts); put it back on the call.
@@ -91,7 +97,7 @@ function readContent(content: string | readonly unknown[], path: string, toolNam
   return parts;
 }
 
-function readBlock(block: AnthropicContentBlock, path: string, toolNames: Map<string, string>, warn: Warn): Part {
+function readBlock(block: AnthropicContentBlock, path: string, tools: ToolIndex, warn: Warn): Part {
   switch (block.type) {
     case 'text':
       return readText(block as AnthropicTextBlock, path, warn);
@@ -104,11 +110,11 @@ function readBlock(block: AnthropicContentBlock, path: string, toolNames: Map<st
     case 'tool_use': {
       const b = block as Extract<AnthropicContentBlock, { type: 'tool_use' }>;
       warnUnknown(b, ['type', 'id', 'name', 'input', 'cache_control', 'caller'], path, warn);
-      toolNames.set(b.id, b.name);
+      tools.calls.set(b.id, b.name);
       return withCache<ToolCallPart>({ type: 'tool-call', id: b.id, name: b.name, input: b.input }, b.cache_control);
     }
     case 'tool_result':
-      return readToolResult(block as AnthropicToolResultBlock, path, toolNames, warn);
+      return readToolResult(block as AnthropicToolResultBlock, path, tools, warn);
     case 'thinking': {
       const b = block as Extract<AnthropicContentBlock, { type: 'thinking' }>;
       const signature = readSignature(b.signature, 'anthropic');
@@ -154,7 +160,7 @@ function readDocument(b: AnthropicDocumentBlock, path: string, warn: Warn): Docu
   return part;
 }
 
-function readToolResult(b: AnthropicToolResultBlock, path: string, toolNames: Map<string, string>, warn: Warn): Part {
+function readToolResult(b: AnthropicToolResultBlock, path: string, tools: ToolIndex, warn: Warn): Part {
   const content: ToolResultPart['content'] = [];
   if (typeof b.content === 'string') {
     if (b.content !== '') content.push({ type: 'text', text: b.content });
@@ -164,16 +170,30 @@ function readToolResult(b: AnthropicToolResultBlock, path: string, toolNames: Ma
       if (item.type === 'text') content.push(readText(item as AnthropicTextBlock, itemPath, warn));
       else if (item.type === 'image') content.push(readImage(item as AnthropicImageBlock, itemPath, warn));
       else if (item.type === 'document' && (item as AnthropicDocumentBlock).source.type !== 'content') content.push(readDocument(item as AnthropicDocumentBlock, itemPath, warn));
-      // search_result, tool_reference, content documents: the whole result stays Anthropic-only.
+      else if (item.type === 'tool_reference' && typeof item.tool_name === 'string') content.push(readToolReference(item.tool_name, tools));
+      // search_result, content documents: the whole result stays Anthropic-only.
       else return raw(b);
     }
   }
   warnUnknown(b, ['type', 'tool_use_id', 'content', 'is_error', 'cache_control'], path, warn);
   const part = withCache<ToolResultPart>({ type: 'tool-result', callId: b.tool_use_id, content }, b.cache_control);
-  const name = toolNames.get(b.tool_use_id);
+  const name = tools.calls.get(b.tool_use_id);
   if (name) part.name = name;
   if (b.is_error) part.isError = true;
   return part;
+}
+
+/**
+ * Tool search's find (Claude Code's ToolSearch answers with these): an Anthropic upstream loads
+ * the named tool's definition itself. Any other upstream is sent every tool in full, so the
+ * model there reads the definition as the text tool search's result stands for, in the form
+ * ToolSearch's own description promises (`<functions><function>{…}</function></functions>`);
+ * refused instead, Claude Code asked three times, then turned tool search off for the session.
+ */
+function readToolReference(name: string, tools: ToolIndex): TextPart {
+  const def = tools.defs.get(name);
+  const schema = def && 'input_schema' in def ? { description: def.description, name, parameters: def.input_schema } : { name };
+  return { type: 'text', text: `<functions>\n<function>${JSON.stringify(schema)}</function>\n</functions>`, toolReference: name };
 }
 
 function readTool(t: AnthropicTool, path: string, warn: Warn): ToolDef {

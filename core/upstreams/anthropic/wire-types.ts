@@ -44,7 +44,11 @@ export interface AnthropicToolUseBlock {
   cache_control?: AnthropicCacheControl;
 }
 
-export type AnthropicToolResultContent = AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock;
+export interface AnthropicToolReferenceBlock {
+  type: 'tool_reference';
+  tool_name: string;
+}
+export type AnthropicToolResultContent = AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicToolReferenceBlock;
 
 export interface AnthropicToolResultBlock {
   type: 'tool_result';

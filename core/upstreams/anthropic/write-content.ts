@@ -105,7 +105,8 @@ export function writeToolResultBlock(part: ToolResultPart, path: string, ctx: Co
   const content: AnthropicToolResultContent[] = [];
   part.content.forEach((item, k) => {
     const at = `${path}.content.${k}`;
-    if (item.type === 'text') {
+    if (item.type === 'text' && item.toolReference !== undefined) content.push({ type: 'tool_reference', tool_name: item.toolReference });
+    else if (item.type === 'text') {
       const text = writeTextBlock(item, 'user', ctx);
       if (text) content.push(text);
     } else if (item.type === 'image') content.push(writeImageBlock(item, at));

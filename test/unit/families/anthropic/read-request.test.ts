@@ -186,11 +186,33 @@ describe('readAnthropicRequest', () => {
     const search = { type: 'search_result', source: 's', title: 't', content: [{ type: 'text', text: 'r' }] };
     const contentDoc = { type: 'document', source: { type: 'content', content: 'inline' } };
     const upload = { type: 'container_upload', file_id: 'file_1' };
-    const toolResult = { type: 'tool_result', tool_use_id: 'x', content: [{ type: 'text', text: 'a' }, { type: 'tool_reference', tool_name: 'b' }] };
+    const toolResult = { type: 'tool_result', tool_use_id: 'x', content: [{ type: 'text', text: 'a' }, search] };
     const { req } = read({ messages: [{ role: 'assistant', content: [server, result] }, { role: 'user', content: [search, contentDoc, upload, toolResult] }] });
     expect(req.messages.flatMap((m) => m.parts)).toEqual(
       [server, result, search, contentDoc, upload, toolResult].map((block) => ({ type: 'raw', origin: 'anthropic', block })),
     );
+  });
+
+  it('reads tool search\'s tool_reference as the tool\'s definition in text, marked to be written back as a reference', () => {
+    const webFetch = { name: 'WebFetch', description: 'Fetches a URL', input_schema: { type: 'object', properties: { url: { type: 'string' } } }, defer_loading: true };
+    const toolResult = { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_reference', tool_name: 'WebFetch' }, { type: 'tool_reference', tool_name: 'Gone' }] };
+    const { req } = read({
+      tools: [{ name: 'ToolSearch', input_schema: { type: 'object' } }, webFetch],
+      messages: [
+        { role: 'user', content: 'load WebFetch' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'ToolSearch', input: { query: 'select:WebFetch' } }] },
+        { role: 'user', content: [toolResult] },
+      ],
+    });
+    expect(req.messages[2]!.parts).toEqual([{
+      type: 'tool-result',
+      callId: 'toolu_1',
+      name: 'ToolSearch',
+      content: [
+        { type: 'text', text: '<functions>\n<function>{"description":"Fetches a URL","name":"WebFetch","parameters":{"type":"object","properties":{"url":{"type":"string"}}}}</function>\n</functions>', toolReference: 'WebFetch' },
+        { type: 'text', text: '<functions>\n<function>{"name":"Gone"}</function>\n</functions>', toolReference: 'Gone' },
+      ],
+    }]);
   });
 
   it('places top-level cache_control on the last cacheable block instead of forwarding it', () => {

@@ -266,6 +266,18 @@ describe('writeAnthropicRequest', () => {
     expect(() => write(geminiTool)).toThrow(expect.objectContaining({ kind: 'invalid_request', opts: expect.objectContaining({ param: 'tools.0' }) }));
   });
 
+  it('writes a tool search find back as the tool_reference it was read from', () => {
+    const { body } = write(
+      chat({
+        messages: [
+          { role: 'assistant', parts: [{ type: 'tool-call', id: 'toolu_1', name: 'ToolSearch', input: { query: 'select:WebFetch' } }] },
+          { role: 'user', parts: [{ type: 'tool-result', callId: 'toolu_1', name: 'ToolSearch', content: [{ type: 'text', text: '<functions>…</functions>', toolReference: 'WebFetch' }, { type: 'text', text: 'and a note' }] }] },
+        ],
+      }),
+    );
+    expect(body.messages[1]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_reference', tool_name: 'WebFetch' }, { type: 'text', text: 'and a note' }] }] });
+  });
+
   it('forwards extras and betas only for a Claude-style client; keeps its mid-conversation system turns', () => {
     const messages: ChatRequest['messages'] = [
       { role: 'user', parts: [{ type: 'text', text: 'A' }] },
