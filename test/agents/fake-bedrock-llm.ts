@@ -1,6 +1,7 @@
 import { chunkFrame } from '../helpers/bedrock-frames.ts';
 import { startFakeBedrock, type BedrockCall, type BedrockReply, type FakeBedrock } from '../helpers/fake-bedrock.ts';
 import type { FakeLlm } from './fake-llm.ts';
+import type { ExtraUpstreams } from './harness.ts';
 
 /** Credentials the gateway signs with and the fake checks (SigV4, service `bedrock`). */
 export const BEDROCK_AUTH = { region: 'us-east-1', accessKeyId: 'AKIDAGENTBEDROCK', secretAccessKey: 'agent/bedrock+SECRET' } as const;
@@ -103,4 +104,18 @@ async function answer(llm: FakeLlm, call: BedrockCall, body: any): Promise<Bedro
     last['amazon-bedrock-invocationMetrics'] = { inputTokenCount: input, outputTokenCount: output, invocationLatency: 420, firstByteLatency: 180 };
   }
   return { frames: events.map((event) => chunkFrame(event)), headers: { 'x-amzn-bedrock-content-type': 'application/json' } };
+}
+
+/** A rig's extra upstream (see startRig): the fake Bedrock as provider `aws`, serving `model` as Claude `modelId` over InvokeModel. */
+export function withBedrock(model: string, modelId: string, started: (front: FakeBedrockLlm) => void): (fake: FakeLlm) => Promise<ExtraUpstreams> {
+  return async (fake) => {
+    const front = await startFakeBedrockLlm(fake);
+    started(front);
+    const { region, accessKeyId, secretAccessKey } = BEDROCK_AUTH;
+    return {
+      providers: { aws: { type: 'bedrock', region, baseUrl: front.bedrock.url, accessKeyId, secretAccessKey } },
+      models: [{ id: model, routes: [{ provider: 'aws', model: modelId }] }],
+      close: () => front.close(),
+    };
+  };
 }

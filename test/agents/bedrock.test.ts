@@ -1,38 +1,33 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BEDROCK_AUTH, startFakeBedrockLlm, type FakeBedrockLlm } from './fake-bedrock-llm.ts';
-import { claudeEnv, describeRun, findAgent, printedJson, runAgent, startRig, type Rig } from './harness.ts';
+import { withBedrock, type FakeBedrockLlm } from './fake-bedrock-llm.ts';
+import { claudeEnv, describeRun, findAgent, printedJson, runAgent, startRig, TEST_KEY, writeGeminiSettings, type Rig } from './harness.ts';
 
 /**
- * Claude Code on Claude served by Bedrock (InvokeModel with SigV4), the way a company routes it
- * through a gateway: Claude Code speaks to the gateway as to Anthropic's API, so it sends the
+ * Coding agents on Claude served by Bedrock (InvokeModel with SigV4), the way a company routes
+ * them through a gateway. Claude Code speaks to the gateway as to Anthropic's API, so it sends the
  * Claude API's betas and beta-only fields, which Bedrock refuses or names differently (its own
  * requests in Bedrock mode differ: `tool-search-tool-2025-10-19` where the Claude API has
  * `advanced-tool-use-2025-11-20`). The fake Bedrock refuses what Bedrock refuses; a passing run
- * is the tool round trip with no refused call.
+ * is the tool round trip with no refused call. Gemini CLI's requests are translated to the
+ * InvokeModel body.
  */
 const claude = findAgent('claude');
+const gemini = findAgent('gemini');
 const ANSWER = 'One file in this folder is alpha.txt.';
 const MODEL = 'claude-sonnet-4-5-bedrock';
 const BEDROCK_ID = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 
-describe.skipIf(!claude)('Claude Code through the gateway to Claude on Bedrock', () => {
+describe.skipIf(!claude && !gemini)('Coding agents through the gateway to Claude on Bedrock', () => {
   let rig: Rig;
   let front: FakeBedrockLlm;
   beforeEach(async () => {
-    rig = await startRig(async (fake) => {
-      front = await startFakeBedrockLlm(fake);
-      return {
-        providers: { aws: { type: 'bedrock', region: BEDROCK_AUTH.region, baseUrl: front.bedrock.url, accessKeyId: BEDROCK_AUTH.accessKeyId, secretAccessKey: BEDROCK_AUTH.secretAccessKey } },
-        models: [{ id: MODEL, routes: [{ provider: 'aws', model: BEDROCK_ID }] }],
-        close: () => front.close(),
-      };
-    });
+    rig = await startRig(withBedrock(MODEL, BEDROCK_ID, (started) => (front = started)));
   });
   afterEach(async () => {
     await rig?.close();
   });
 
-  it('lists files: each step one streamed InvokeModel call, none refused; tool search and context management under Bedrock\'s betas', async () => {
+  it.skipIf(!claude)('Claude Code lists files: each step one streamed InvokeModel call, none refused; tool search and context management under Bedrock\'s betas', async () => {
     const run = await runAgent(claude!, ['-p', 'list files in this folder and tell me one name', '--no-session-persistence', '--output-format', 'json', '--allowedTools', 'Bash', 'Glob'], {
       cwd: rig.workdir,
       env: claudeEnv(rig.gateway.url, rig.home, MODEL),
@@ -58,5 +53,22 @@ describe.skipIf(!claude)('Claude Code through the gateway to Claude on Bedrock',
     expect(first.anthropic_beta, context).not.toContain('advanced-tool-use-2025-11-20');
     // The thinking block Bedrock signed went back to it on the next step.
     expect(calls[1]!.json.messages.at(-2).content[0], context).toMatchObject({ type: 'thinking', signature: expect.stringMatching(/^c2lnLWFudGhyb3BpYy0/) });
+  }, 60_000);
+
+  it.skipIf(!gemini)('Gemini CLI lists files (generateContent translated to InvokeModel): each step one streamed call, none refused', async () => {
+    await writeGeminiSettings(rig.home);
+    const run = await runAgent(gemini!, ['-m', `acme.${MODEL}`, '-p', 'list files in this folder and tell me one name', '--output-format', 'json', '--skip-trust'], {
+      cwd: rig.workdir,
+      env: { HOME: rig.home, GEMINI_API_KEY: TEST_KEY, GOOGLE_GEMINI_BASE_URL: `${rig.gateway.url}/api/gemini` },
+    });
+    const context = `${describeRun(rig, run)}\nrefused: ${front.refusals.join(' | ') || 'none'}; bad signatures: ${front.bedrock.rejected.join(' | ') || 'none'}`;
+    expect(front.refusals, context).toEqual([]);
+    expect(front.bedrock.rejected, context).toEqual([]);
+    expect(printedJson(run.stdout)?.response, context).toBe(ANSWER);
+    expect(run.code, context).toBe(0);
+    expect(front.bedrock.calls.filter((c) => c.operation !== 'count-tokens').map((c) => c.operation), context).toEqual(['invoke-with-response-stream', 'invoke-with-response-stream']);
+    expect(rig.fake.calls.filter((c) => c.method === 'POST' && !/count/.test(c.path)).map((c) => c.answer), context).toEqual(['tool:list_directory+glob', 'text']);
+    // The thinking Gemini CLI asked for came back signed by Bedrock and went back to it.
+    expect(front.bedrock.calls[1]!.json.messages.at(-2).content[0], context).toMatchObject({ type: 'thinking', signature: expect.stringMatching(/^c2lnLWFudGhyb3BpYy0/) });
   }, 60_000);
 });
