@@ -55,6 +55,22 @@ describe.skipIf(!claude && !gemini)('Coding agents through the gateway to Claude
     expect(calls[1]!.json.messages.at(-2).content[0], context).toMatchObject({ type: 'thinking', signature: expect.stringMatching(/^c2lnLWFudGhyb3BpYy0/) });
   }, 60_000);
 
+  it.skipIf(!claude)('Claude Code\'s tool search finds a deferred tool on Bedrock: the reference and the found tool go back under the tool-search beta', async () => {
+    const run = await runAgent(claude!, ['-p', 'load the WebFetch tool and then say done', '--no-session-persistence', '--output-format', 'json'], {
+      cwd: rig.workdir,
+      env: claudeEnv(rig.gateway.url, rig.home, MODEL),
+    });
+    const calls = front.bedrock.calls.filter((c) => c.operation !== 'count-tokens');
+    const context = `${describeRun(rig, run)}\nrefused: ${front.refusals.join(' | ') || 'none'}`;
+    expect(front.refusals, context).toEqual([]);
+    expect(printedJson(run.stdout)?.result, context).toBe('WebFetch is loaded.');
+    expect(calls.length, context).toBe(2);
+    const next = calls[1]!.json;
+    expect(next.messages.at(-1).content[0], context).toMatchObject({ type: 'tool_result', content: [{ type: 'tool_reference', tool_name: 'WebFetch' }] });
+    expect(next.tools.map((t: { name: string }) => t.name), context).toContain('WebFetch');
+    expect(next.anthropic_beta, context).toContain('tool-search-tool-2025-10-19');
+  }, 60_000);
+
   it.skipIf(!gemini)('Gemini CLI lists files (generateContent translated to InvokeModel): each step one streamed call, none refused', async () => {
     await writeGeminiSettings(rig.home);
     const run = await runAgent(gemini!, ['-m', `acme.${MODEL}`, '-p', 'list files in this folder and tell me one name', '--output-format', 'json', '--skip-trust'], {
