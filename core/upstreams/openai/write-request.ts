@@ -6,6 +6,7 @@ import { writeOpenAIMessages } from './write-messages.ts';
 import { writeOpenAIToolChoice, writeOpenAITools } from './write-tools.ts';
 import type { OpenAIProviderConfig } from './types.ts';
 import { readFixedConfig } from '../fixed-config.ts';
+import { writeOpenAIUser } from './write-user.ts';
 
 /** ChatRequest → POST {baseUrl}/chat/completions. Throws GatewayError for what the host cannot take. */
 export function writeOpenAIRequest(req: ChatRequest, name: string, config: OpenAIProviderConfig, warn: Warn): UpstreamRequest {
@@ -38,7 +39,7 @@ export function writeOpenAIRequest(req: ChatRequest, name: string, config: OpenA
     const { schema, name: schemaName } = req.responseFormat;
     body.response_format = schema ? { type: 'json_schema', json_schema: { name: schemaName ?? 'response', schema } } : { type: 'json_object' };
   }
-  if (req.userId !== undefined) body.user = req.userId;
+  if (req.userId !== undefined) body.user = writeOpenAIUser(req.userId);
   if (req.stream) {
     body.stream = true;
     // Without this, hosts send no usage at all on streams.
