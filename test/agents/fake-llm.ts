@@ -478,7 +478,7 @@ function sendRateLimit(res: ServerResponse, kind: UpstreamKind, seconds: number)
 /** Rules of a strict OpenAI-compatible host (Groq-like: unknown message properties are refused). */
 function checkOpenAI(body: any): void {
   if (typeof body?.model !== 'string') throw new Refusal(400, "'model' : property 'model' is missing");
-  // api.openai.com's limit (OpenRouter's is 128): Claude Code's metadata.user_id is ~150 characters.
+  // api.openai.com's limit by Bifrost's account (OpenRouter's is 128): Claude Code's metadata.user_id is ~150 characters.
   if (typeof body.user === 'string' && body.user.length > 64) throw new Refusal(400, `Invalid 'user': string too long. Expected a string with maximum length 64, but got a string with length ${body.user.length} instead.`);
   const allowed: Record<string, string[]> = {
     system: ['role', 'content', 'name'],
