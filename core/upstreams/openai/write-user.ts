@@ -1,7 +1,8 @@
 /**
  * The longest `user` OpenAI-compatible hosts take: OpenRouter and others refuse one over 128
- * characters, api.openai.com one over 64 (Bifrost's finding, maximhq/bifrost#1000). Claude Code's `metadata.user_id` is a
- * ~150-character JSON object, so sent as it is, every one of its calls to such a host was a 400.
+ * characters, api.openai.com one over 64 (Bifrost's finding, maximhq/bifrost#1000). Claude
+ * Code's `metadata.user_id` is a ~150-character JSON object, so sent as it is, every one of its
+ * calls to such a host was a 400.
  */
 const MAX_USER = 64;
 
