@@ -36,7 +36,7 @@ export function readAnthropicRequest(body: MessagesRequest | CountTokensRequest,
   const extra = readUnknownFields(body, MAPPED);
   const full = body as Partial<MessagesRequest>;
 
-  const tools: ToolIndex = { calls: new Map(), defs: new Map(body.tools?.map((t) => [t.name ?? '', t])) };
+  const tools: ToolIndex = { calls: new Map(), defs: body.tools ?? [] };
   const messages = body.messages.map((m, i): Message => ({
     role: m.role,
     parts: readContent(m.content, `messages.${i}.content`, tools, warn),
@@ -74,10 +74,11 @@ export function readAnthropicRequest(body: MessagesRequest | CountTokensRequest,
   return req;
 }
 
-/** The calls made so far in the conversation (their names, by id) and the request's tools (by name). */
+/** The calls made so far in the conversation (their names, by id) and the request's tools. */
 interface ToolIndex {
   calls: Map<string, string>;
-  defs: ReadonlyMap<string, AnthropicTool>;
+  /** Looked through only for a tool_reference, which few requests hold: no map made per request. */
+  defs: readonly AnthropicTool[];
 }
 
 function readContent(content: string | readonly unknown[], path: string, tools: ToolIndex, warn: Warn): Part[] {
@@ -191,7 +192,7 @@ function readToolResult(b: AnthropicToolResultBlock, path: string, tools: ToolIn
  * refused instead, Claude Code asked three times, then turned tool search off for the session.
  */
 function readToolReference(name: string, tools: ToolIndex): TextPart {
-  const def = tools.defs.get(name);
+  const def = tools.defs.find((t) => t.name === name);
   const schema = def && 'input_schema' in def ? { description: def.description, name, parameters: def.input_schema } : { name };
   return { type: 'text', text: `<functions>\n<function>${JSON.stringify(schema)}</function>\n</functions>`, toolReference: name };
 }
