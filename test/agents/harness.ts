@@ -124,7 +124,10 @@ export async function writeGeminiSettings(home: string): Promise<void> {
 
 async function startRigWith<G extends { close(): Promise<void> }>(start: (config: GatewayConfigInput) => Promise<G>, extra?: (fake: FakeLlm) => Promise<ExtraUpstreams>): Promise<Rig<G>> {
   const fake = await startFakeLlm();
-  const more = await extra?.(fake);
+  const more = await extra?.(fake).catch(async (err: unknown) => {
+    await fake.close();
+    throw err;
+  });
   const config = rigConfig(fake.url);
   if (more) {
     config.providers = { ...config.providers, ...more.providers };
