@@ -205,6 +205,8 @@ export interface Usage {
   cacheWriteTokens?: number;
   /** Part of outputTokens spent on reasoning, when the upstream says. */
   reasoningTokens?: number;
+  /** Searches a provider ran itself (Gemini's Google Search queries, as Anthropic counts web searches). */
+  webSearchRequests?: number;
 }
 
 export interface ChatResult {

@@ -7,7 +7,8 @@ import { Reply } from '../http/reply.ts';
 import { openStaged, type StagedStream } from '../http/staged-stream.ts';
 import { checkModelAllowed } from '../keys.ts';
 import { isPromise, type MaybePromise } from '../maybe-promise.ts';
-import type { PassthroughCall, Upstream, UpstreamRequest, UpstreamResponse } from '../upstreams/types.ts';
+import { asksAnthropicWebSearch } from '../upstreams/asks-web-search.ts';
+import type { PassthroughCall, ReadRequest, Upstream, UpstreamRequest, UpstreamResponse } from '../upstreams/types.ts';
 import { admitCall, meterOutcome, type AdmissionHint } from './meter-call.ts';
 import { readUpstreamError } from './read-upstream-error.ts';
 import { isTransientUpstreamError } from './retryable.ts';
@@ -145,7 +146,7 @@ class ChatRun {
       call.passthrough?.source.drop();
       this.ir = undefined;
     }
-    const head = { model: req.model, stream: req.stream };
+    const head = { model: req.model, stream: req.stream, webSearch: asksAnthropicWebSearch(req.tools) };
     if (isPromise(written)) return written.then((wire) => callRoute(call, upstream, target, head, wire, routeWarnings), cannot);
     return callRoute(call, upstream, target, head, written, routeWarnings);
   }
@@ -168,7 +169,7 @@ class ChatRun {
 }
 
 /** One translated route's call; its warnings join the call's only when it answers. */
-async function callRoute(call: ChatCall, upstream: Upstream, target: RouteTarget, req: Pick<ChatRequest, 'model' | 'stream'>, wire: UpstreamRequest, routeWarnings: readonly string[]): Promise<ChatOutcome> {
+async function callRoute(call: ChatCall, upstream: Upstream, target: RouteTarget, req: ReadRequest & Pick<ChatRequest, 'stream'>, wire: UpstreamRequest, routeWarnings: readonly string[]): Promise<ChatOutcome> {
   const { ctx } = call;
   const timeoutMs = timeoutFor(ctx, target.config.timeoutMs);
   let res: UpstreamResponse;

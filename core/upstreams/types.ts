@@ -63,10 +63,11 @@ export interface UpstreamRequest {
 export type Warn = (message: string) => void;
 
 /**
- * What a reader of an answer is given of the request: its model, not the prompt, which a stream's
- * reader would otherwise hold for as long as the stream runs.
+ * What a reader of an answer is given of the request: its model, and whether the client asked for
+ * Anthropic's web search (a Gemini reader then writes Google Search grounding as its blocks); not
+ * the prompt, which a stream's reader would otherwise hold for as long as the stream runs.
  */
-export type ReadRequest = Pick<ChatRequest, 'model'>;
+export type ReadRequest = Pick<ChatRequest, 'model'> & { webSearch?: boolean };
 
 /** One upstream provider kind: the four translator directions plus optional token counting. */
 export interface Upstream {

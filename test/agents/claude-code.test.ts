@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SEARCH_ANSWER, SEARCH_PAGES } from './fake-llm.ts';
 import { claudeEnv, describeRun, findAgent, findScript, KIND_OF, MODELS, printedJson, runAgent, startRig, TEST_KEY, type Rig } from './harness.ts';
 
 /**
@@ -118,6 +119,34 @@ describe.skipIf(!claude)('Claude Code through the gateway', () => {
     const result = JSON.stringify(KIND_OF[model] === 'anthropic' ? next.messages.at(-1) : KIND_OF[model] === 'gemini' ? next.contents.at(-1) : next.messages.find((m: any) => m.role === 'tool'));
     if (KIND_OF[model] === 'anthropic') expect(result, context).toContain('{"type":"tool_reference","tool_name":"WebFetch"}');
     else expect(result, context).toMatch(/<functions>\\n<function>\{\\"description\\":.*\\"name\\":\\"WebFetch\\",\\"parameters\\":\{/);
+  }, 40_000);
+
+  // WebSearch runs as a side call that offers only Anthropic's web_search server tool and forces
+  // it; on a Gemini model that is Google Search, whose grounding comes back as the search blocks
+  // Claude Code reads its links from.
+  it.each([
+    ['gemini 2.5', MODELS.gemini25],
+    ['gemini 3', MODELS.gemini3],
+  ])('WebSearch on a %s model: Google Search runs, and its pages reach the model as the tool result', async (_name, model) => {
+    const run = await runAgent(claude!, ['-p', 'search the web for who won euro 2024', '--output-format', 'json', '--allowedTools', 'WebSearch', '--no-session-persistence'], {
+      cwd: rig.workdir,
+      env: claudeEnv(rig.gateway.url, rig.home, model),
+    });
+    const context = describeRun(rig, run);
+    const out = printedJson(run.stdout);
+    expect(out?.result, context).toBe(`The first page found was ${SEARCH_PAGES[0]}.`);
+    expect(rig.fake.rejections, context).toEqual([]);
+    // WebSearch is deferred: found with ToolSearch, called, run as the side call, answered.
+    const chats = rig.fake.calls.filter((c) => c.method === 'POST' && !/count|Tokens/.test(c.path));
+    expect(chats.map((c) => `${c.kind} ${c.answer}`), context).toEqual(['gemini tool:ToolSearch', 'gemini tool:WebSearch', 'gemini search', 'gemini text']);
+    expect(chats[2]!.body.tools, context).toEqual([{ googleSearch: {} }]);
+    expect(chats[2]!.body.toolConfig, context).toBeUndefined();
+    expect(chats[2]!.path, context).toMatch(/:streamGenerateContent\?alt=sse$/);
+    // The tool result Claude Code built holds every page and the search's text.
+    const result = rig.fake.toolResults.find((t) => t.startsWith('Web search results for query'));
+    for (const page of SEARCH_PAGES) expect(result, context).toContain(`"title":"${page}"`);
+    expect(result, context).toContain(SEARCH_ANSWER);
+    expect(rig.gateway.logs.filter((l) => l.method === 'POST').map((l) => l.status), context).toEqual([200, 200, 200, 200]);
   }, 40_000);
 
   it('a Claude model name served by Gemini 2.5: budget 31999 is clamped to the model range', async () => {

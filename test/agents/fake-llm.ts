@@ -13,7 +13,11 @@ import type { AddressInfo } from 'node:net';
  * listing tools the agent actually offered (Bash + Glob for Claude Code, list_directory + glob for
  * Gemini CLI); once tool results are in the history, the answer names the alphabetically first file
  * in them. "load the X tool" gets a ToolSearch call for X (Claude Code's tool search), answered
- * with "X is loaded." once its find comes back. Requests asking for JSON (titles, checks) get a value built from their schema; anything
+ * with "X is loaded." once its find comes back. "search the web for Q" gets a WebSearch call,
+ * after a ToolSearch for it while it is not declared yet (Claude Code defers it, and runs the
+ * search as a side call with Anthropic's web_search server tool); the Gemini surface answers a request with `googleSearch` as Google does, with text and
+ * groundingMetadata (queries, pages, supports) on the last chunk, and the answer after the
+ * search's results names the first page's title. Requests asking for JSON (titles, checks) get a value built from their schema; anything
  * else gets a short text. Thinking is answered the way each provider does (Anthropic signed thinking
  * blocks, signature-only with `display: "omitted"`; Gemini thought parts and thoughtSignatures, ids on
  * Gemini 3 calls; gpt-oss `reasoning` deltas), and each surface refuses the request shapes real
@@ -241,6 +245,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     }
     if (action !== 'generateContent' && action !== 'streamGenerateContent') throw new Refusal(404, `Method not found: ${action}`);
     checkGemini(model!, body, issued.gemini, issued.geminiCalls);
+    if ((body.tools ?? []).some((t: any) => t.googleSearch)) return searchGoogle(url, action!, model!, body, res, ++issued.seq);
     const decision = think(readGemini(body));
     const seq = ++issued.seq;
     const signature = `c2lnLWdlbWluaS0${seq}`;
@@ -273,6 +278,33 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     return decision.label;
   }
 
+  /**
+   * Grounding with Google Search as the Gemini API answers it: the answer's text, and on the
+   * candidate (in a stream: on the last chunk, with the finish) the queries run, the pages as
+   * Google's redirect links titled by site, and which pages support which part of the text.
+   */
+  function searchGoogle(url: URL, action: string, model: string, body: any, res: ServerResponse, seq: number): string {
+    const query = /query:\s*(.+)$/im.exec(readGemini(body).turns.at(-1)?.text ?? '')?.[1]?.trim() ?? 'unknown';
+    const text = `${SEARCH_ANSWER} (searched: ${query})`;
+    const groundingMetadata = {
+      searchEntryPoint: { renderedContent: `<div class="container"><a class="chip" href="https://www.google.com/search?q=${encodeURIComponent(query)}">${query}</a></div>` },
+      groundingChunks: SEARCH_PAGES.map((title, i) => ({ web: { uri: `https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQ${seq}x${i}`, title } })),
+      groundingSupports: [{ segment: { endIndex: Buffer.byteLength(SEARCH_ANSWER), text: SEARCH_ANSWER }, groundingChunkIndices: [0, 1] }],
+      webSearchQueries: [query],
+    };
+    const usageMetadata = { promptTokenCount: estimate(body), candidatesTokenCount: 9, toolUsePromptTokenCount: 120, totalTokenCount: estimate(body) + 129 };
+    const candidate = (parts: unknown[], last: boolean) => ({ content: { role: 'model', parts }, ...(last ? { finishReason: 'STOP', groundingMetadata } : {}), index: 0 });
+    const envelope = (parts: unknown[], last: boolean) => ({ candidates: [candidate(parts, last)], usageMetadata, modelVersion: model, responseId: `resp-search${seq}` });
+    if (action === 'generateContent') {
+      sendJson(res, 200, envelope([{ text }], true));
+      return 'search';
+    }
+    if (url.searchParams.get('alt') !== 'sse') throw new Refusal(400, 'this fake only streams with alt=sse');
+    const pieces = split(text);
+    sendSse(res, pieces.map((piece, i) => `data: ${JSON.stringify(envelope([{ text: piece }], i === pieces.length - 1))}\r\n\r\n`));
+    return 'search';
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -292,6 +324,10 @@ export async function startFakeLlm(): Promise<FakeLlm> {
 
 // ==================================================================== the "model"
 
+/** What the fake's Google Search finds: its answer's text and the sites of its pages. */
+export const SEARCH_ANSWER = 'Spain won Euro 2024, beating England 2-1 in the final.';
+export const SEARCH_PAGES = ['uefa.com', 'bbc.co.uk'];
+
 /** Listing tools in order of preference; the first two offered are called together (a parallel step). */
 const LISTING_TOOLS = ['Bash', 'Glob', 'LS', 'list_directory', 'glob', 'run_shell_command'];
 
@@ -301,6 +337,11 @@ function decide(conv: Conversation): Decision {
   if (conv.wantsJson) return { label: 'json', text: JSON.stringify(fromSchema(conv.jsonSchema ?? { type: 'object' }, '')), calls: [] };
   if (last?.role === 'user' && last.results.length) {
     const listing = last.results.map((r) => r.text).join('\n');
+    // Claude Code's WebSearch result: `Web search results for query: "…"`, the links as JSON, then the text.
+    const searched = /Web search results for query: "[^"]*"[\s\S]*?"title":"([^"]+)"/.exec(listing);
+    if (searched) return say(`The first page found was ${searched[1]}.`);
+    const search = webSearchStep(conv);
+    if (search) return search;
     // Tool search's find: a reference (Anthropic) or the definition as text (anywhere else).
     const found = /tool_reference:(\w+)|<function>\{.*?"name":"(\w+)"/.exec(listing);
     if (found) return say(`${found[1] ?? found[2]} is loaded.`);
@@ -311,6 +352,8 @@ function decide(conv: Conversation): Decision {
   if (wanted && conv.tools.some((t) => t.name === 'ToolSearch')) {
     return { label: 'tool:ToolSearch', text: `I will load ${wanted}.`, calls: [{ name: 'ToolSearch', args: { query: `select:${wanted}` } }] };
   }
+  const search = last?.role === 'user' ? webSearchStep(conv) : undefined;
+  if (search) return search;
   if (last?.role === 'user' && /list (the )?files/i.test(last.text)) {
     const offered = LISTING_TOOLS.flatMap((name) => conv.tools.filter((t) => t.name === name)).slice(0, 2);
     const calls = offered.map((t) => ({ name: t.name, args: listingArgs(t.name, t.schema, conv) }));
@@ -318,6 +361,18 @@ function decide(conv: Conversation): Decision {
   }
   if (/title/i.test(conv.system)) return say('Listing files');
   return say('Hello from the fake model.');
+}
+
+/**
+ * "search the web for Q": a WebSearch call once the tool is declared; before that (Claude Code
+ * defers it) a ToolSearch for it.
+ */
+function webSearchStep(conv: Conversation): Decision | undefined {
+  const query = conv.turns.map((t) => (t.role === 'user' ? /search the web for (.+?)(?: and |$)/im.exec(t.text)?.[1] : undefined)).find(Boolean);
+  if (!query) return undefined;
+  if (conv.tools.some((t) => t.name === 'WebSearch')) return { label: 'tool:WebSearch', text: 'I will search the web.', calls: [{ name: 'WebSearch', args: { query } }] };
+  if (conv.tools.some((t) => t.name === 'ToolSearch')) return { label: 'tool:ToolSearch', text: 'I will load WebSearch.', calls: [{ name: 'ToolSearch', args: { query: 'select:WebSearch' } }] };
+  return undefined;
 }
 
 function listingArgs(name: string, schema: any, conv: Conversation): Record<string, unknown> {

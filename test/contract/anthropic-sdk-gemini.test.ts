@@ -432,6 +432,84 @@ describe.each(SDKS)('%s against a Gemini model', (_name, Client) => {
     expect(blocks.filter((b) => b.type === 'text')).toEqual([{ type: 'text', text: 'Paris is the capital of France.', citations: null }]);
   });
 
+  const webSearch = { type: 'web_search_20250305' as const, name: 'web_search' as const, max_uses: 8 };
+  const searchQuestion = { role: 'user' as const, content: 'Perform a web search for the query: who won euro 2024' };
+  const searchResults = [
+    { type: 'web_search_result', url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQHxK0mB3euro2024aljazeera', title: 'aljazeera.com', encrypted_content: '', page_age: null },
+    { type: 'web_search_result', url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQG7cYw9euro2024uefa', title: 'uefa.com', encrypted_content: '', page_age: null },
+  ];
+
+  it("web search (Claude Code's WebSearch call): googleSearch upstream, the grounding back as server_tool_use and web_search_tool_result before the text", async () => {
+    gemini.reply(() => json('gemini-web-search.json'));
+    const { data: message, response } = await client()
+      .messages.create({ model: FLASH, max_tokens: 1024, tools: [webSearch], tool_choice: { type: 'tool', name: 'web_search' }, messages: [searchQuestion] })
+      .withResponse();
+    expect(gemini.requests[0]!.json).toEqual({
+      contents: [{ role: 'user', parts: [{ text: searchQuestion.content }] }],
+      tools: [{ googleSearch: {} }],
+      generationConfig: { maxOutputTokens: 1024 },
+    });
+    const id = 'srvtoolu_oV4taIWbJpGez7kP3_yJ4Qg';
+    expect(message.content as unknown as Block[]).toEqual([
+      { type: 'server_tool_use', id, name: 'web_search', input: { query: 'who won euro 2024' }, caller: { type: 'direct' } },
+      // The page Gemini cited twice is listed once.
+      { type: 'web_search_tool_result', tool_use_id: id, content: searchResults },
+      { type: 'text', text: 'Spain won Euro 2024, defeating England 2-1 in the final in Berlin.', citations: null },
+    ]);
+    // Two queries ran; the search's own prompt tokens (toolUsePromptTokenCount) are billed input.
+    expect(message.usage).toEqual({ input_tokens: 98, output_tokens: 44, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, server_tool_use: { web_search_requests: 2 } });
+    const warnings = response.headers.get('x-switchyard-warnings') ?? '';
+    expect(warnings).toContain('tools.0.max_uses');
+    expect(warnings).toContain('tool_choice: Gemini cannot be made to search');
+  });
+
+  it('web search streamed: the search blocks follow the text (grounding is complete only at the end), with the query as input_json_delta; the next turn sends Gemini the text alone', async () => {
+    gemini.reply(() => sse('gemini-web-search.sse'));
+    const stream = client().messages.stream({ model: FLASH, max_tokens: 1024, tools: [webSearch], messages: [searchQuestion] });
+    const events: string[] = [];
+    stream.on('streamEvent', (event) => events.push(event.type === 'content_block_delta' ? `${event.type}:${event.delta.type}` : event.type));
+    const final = await stream.finalMessage();
+    const id = 'srvtoolu_pF4taJ3nF5Cez7kP1aGw8Ak';
+    expect(final.content as unknown as Block[]).toEqual([
+      { type: 'text', text: 'Spain won Euro 2024, defeating England 2-1 in the final in Berlin.' },
+      { type: 'server_tool_use', id, name: 'web_search', input: { query: 'who won euro 2024' }, caller: { type: 'direct' } },
+      { type: 'web_search_tool_result', tool_use_id: id, content: searchResults },
+    ]);
+    expect(events.slice(-9)).toEqual([
+      'content_block_delta:text_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta:input_json_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
+    expect(final.usage).toMatchObject({ input_tokens: 98, output_tokens: 44, server_tool_use: { web_search_requests: 1 } });
+
+    gemini.reply(() => sse('gemini-text.sse'));
+    const { response } = await client()
+      .messages.create({ model: FLASH, max_tokens: 1024, tools: [webSearch], messages: [searchQuestion, { role: 'assistant', content: final.content as never }, { role: 'user', content: 'Thanks!' }] })
+      .withResponse()
+      .catch(() => ({ response: undefined }));
+    expect(gemini.requests[1]!.json.contents).toEqual([
+      { role: 'user', parts: [{ text: searchQuestion.content }] },
+      { role: 'model', parts: [{ text: 'Spain won Euro 2024, defeating England 2-1 in the final in Berlin.' }] },
+      { role: 'user', parts: [{ text: 'Thanks!' }] },
+    ]);
+    expect(response?.headers.get('x-switchyard-warnings') ?? '').not.toContain('encrypted');
+  });
+
+  it("web search limited to domains is refused, naming the field: Google Search cannot apply the limit", async () => {
+    const err = (await client()
+      .messages.create({ model: FLASH, max_tokens: 1024, tools: [{ ...webSearch, allowed_domains: ['uefa.com'] }], messages: [searchQuestion] })
+      .catch((e: unknown) => e)) as { status: number; error: { error: { type: string; message: string } } };
+    expect(err.status).toBe(400);
+    expect(err.error.error).toEqual({ type: 'invalid_request_error', message: 'tools.0.allowed_domains: a Gemini model searches with Google Search, which cannot be limited by domain' });
+    expect(gemini.requests).toHaveLength(0);
+  });
+
   it('count_tokens uses Gemini countTokens with the whole request', async () => {
     gemini.reply(() => json('gemini-count-tokens.json'));
     const { data, response } = await client()

@@ -20,7 +20,7 @@ export function writeMessageStartText(id: string, model: string, usage: Anthropi
  * unguarded).
  */
 export function writeMessageDeltaText(reason: AnthropicStopReason, stopSequence: string | null, u: AnthropicUsage): string {
-  return `{"type":"message_delta","delta":{"stop_reason":${JSON.stringify(reason)},"stop_sequence":${stopSequence === null ? 'null' : JSON.stringify(stopSequence)}},"usage":{"output_tokens":${num(u.output_tokens)},"input_tokens":${num(u.input_tokens)},"cache_creation_input_tokens":${num(u.cache_creation_input_tokens)},"cache_read_input_tokens":${num(u.cache_read_input_tokens)}}}`;
+  return `{"type":"message_delta","delta":{"stop_reason":${JSON.stringify(reason)},"stop_sequence":${stopSequence === null ? 'null' : JSON.stringify(stopSequence)}},"usage":{"output_tokens":${num(u.output_tokens)},"input_tokens":${num(u.input_tokens)},"cache_creation_input_tokens":${num(u.cache_creation_input_tokens)},"cache_read_input_tokens":${num(u.cache_read_input_tokens)}${u.server_tool_use ? `,"server_tool_use":{"web_search_requests":${num(u.server_tool_use.web_search_requests)}}` : ''}}}`;
 }
 
 export function writeTextBlockStartText(index: number): string {

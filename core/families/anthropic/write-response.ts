@@ -16,6 +16,8 @@ export interface AnthropicUsage {
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  /** Only when the answer ran searches (a translated Google Search: Gemini's query count). */
+  server_tool_use?: { web_search_requests: number };
 }
 
 export interface AnthropicMessageResponse {
@@ -103,12 +105,14 @@ export function writeSignatureCarrier(signature: Signature): { type: 'thinking';
 }
 
 export function writeAnthropicUsage(usage: Partial<Usage>): AnthropicUsage {
-  return {
+  const out: AnthropicUsage = {
     input_tokens: usage.inputTokens ?? 0,
     output_tokens: usage.outputTokens ?? 0,
     cache_creation_input_tokens: usage.cacheWriteTokens ?? 0,
     cache_read_input_tokens: usage.cacheReadTokens ?? 0,
   };
+  if (usage.webSearchRequests !== undefined) out.server_tool_use = { web_search_requests: usage.webSearchRequests };
+  return out;
 }
 
 const VALID_ID = /^[a-zA-Z0-9_-]+$/;

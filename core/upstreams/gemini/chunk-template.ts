@@ -64,7 +64,8 @@ export class GeminiChunkTemplate {
   static learn(data: string, chunk: GeminiGenerateContentResponse): GeminiChunkTemplate | undefined {
     if (chunk.error !== undefined || chunk.promptFeedback !== undefined || chunk.candidates?.length !== 1) return undefined;
     const candidate = chunk.candidates[0]!;
-    if (candidate.finishReason !== undefined || candidate.content?.parts?.length !== 1) return undefined;
+    // Grounding's offsets are integers a match would skip: a chunk carrying it is always parsed.
+    if (candidate.finishReason !== undefined || candidate.groundingMetadata !== undefined || candidate.content?.parts?.length !== 1) return undefined;
     const part = candidate.content.parts[0]!;
     if (typeof part.text !== 'string' || part.text === '' || !onlyText(part)) return undefined;
     const text = JsonTemplate.learn<GeminiGenerateContentResponse>(data, 'text', (parsed) => parsed.candidates?.[0]?.content?.parts?.[0]);

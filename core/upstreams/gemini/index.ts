@@ -18,7 +18,7 @@ export function createGeminiUpstream(name: string, config: GeminiProviderConfig)
     kind: 'gemini',
     writeRequest: (req, target, warn) => writeGeminiRequest(Object.assign({}, req, { model: target.upstreamModel }), config, warn),
     readResponse: (body, req) => readGeminiResponse(body, req),
-    readStream: (req) => readGeminiStream({ provider: name, apiKey: config.apiKey, model: req.model, templates }),
+    readStream: (req) => readGeminiStream({ provider: name, apiKey: config.apiKey, model: req.model, templates, webSearch: req.webSearch }),
     readError: (res) => readGeminiError(res, errors),
     countTokens: (req, target, send) => countGeminiTokens(Object.assign({}, req, { model: target.upstreamModel }), config, name, send),
     passthrough: {

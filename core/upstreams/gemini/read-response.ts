@@ -3,6 +3,7 @@ import type { ChatResult, FinishReason, Part, Signature } from '../../ir.ts';
 import type { ReadRequest } from '../types.ts';
 import { mapGeminiFinishReason } from './map-finish-reason.ts';
 import { readGeminiUsage } from './read-usage.ts';
+import { readGeminiWebSearch, webSearchCallBlock, webSearchResultBlock } from './read-web-search.ts';
 import { synthesizeCallId } from './tool-call-id.ts';
 import type { GeminiGenerateContentResponse, GeminiPart } from './wire-types.ts';
 
@@ -11,11 +12,15 @@ import type { GeminiGenerateContentResponse, GeminiPart } from './wire-types.ts'
  * thoughtSignature stays on the part that carried it; a signature-only empty text part is kept
  * as an empty signed reasoning part (or joins the unsigned text right before it), so the turn
  * can be replayed with the signature where Gemini put it. Parts with no IR meaning are kept raw.
+ * When the client asked for web search, Google Search grounding leads the answer as Anthropic's
+ * server_tool_use and web_search_tool_result blocks, where Claude's web search puts them.
  */
 export function readGeminiResponse(body: unknown, req: ReadRequest): ChatResult {
   const response = (typeof body === 'object' && body !== null ? body : {}) as GeminiGenerateContentResponse;
   const candidate = response.candidates?.[0];
   const parts = readGeminiParts(candidate?.content?.parts ?? [], response.responseId);
+  const search = req.webSearch ? readGeminiWebSearch(candidate?.groundingMetadata, response.responseId) : undefined;
+  if (search) parts.unshift({ type: 'raw', origin: 'anthropic', block: webSearchCallBlock(search, { query: search.query }) }, { type: 'raw', origin: 'anthropic', block: webSearchResultBlock(search) });
   const hasToolCalls = parts.some((p) => p.type === 'tool-call');
   let finish: FinishReason = mapGeminiFinishReason(candidate?.finishReason, hasToolCalls);
   if (!candidate) finish = response.promptFeedback?.blockReason ? 'content-filter' : 'other';
@@ -24,7 +29,7 @@ export function readGeminiResponse(body: unknown, req: ReadRequest): ChatResult 
     model: response.modelVersion || req.model,
     parts,
     finish,
-    usage: readGeminiUsage(response.usageMetadata),
+    usage: search ? Object.assign(readGeminiUsage(response.usageMetadata), { webSearchRequests: search.requests }) : readGeminiUsage(response.usageMetadata),
   };
 }
 

@@ -10,14 +10,17 @@ import { GeminiChunkTemplate } from './chunk-template.ts';
 import { mapGeminiFinishReason } from './map-finish-reason.ts';
 import { readGeminiErrorDetail, type GeminiErrorContext } from './read-error.ts';
 import { readGeminiUsage } from './read-usage.ts';
+import { mergeGrounding, readGeminiWebSearch, webSearchCallBlock, webSearchResultBlock } from './read-web-search.ts';
 import { synthesizeCallId } from './tool-call-id.ts';
-import type { GeminiGenerateContentResponse, GeminiPart, GeminiUsageMetadata } from './wire-types.ts';
+import type { GeminiGenerateContentResponse, GeminiGroundingMetadata, GeminiPart, GeminiUsageMetadata } from './wire-types.ts';
 
 export interface GeminiStreamOptions extends GeminiErrorContext {
   /** Reported when the chunks carry no modelVersion. */
   model: string;
   /** The templates learned from this upstream's earlier streams, by model: this stream's first guess, and where it leaves its own. */
   templates?: TemplateCache<GeminiChunkTemplate>;
+  /** The client asked for Anthropic's web search: Google Search grounding ends the answer as its blocks. */
+  webSearch?: boolean;
 }
 
 interface OpenBlock {
@@ -71,6 +74,7 @@ export function createGeminiMessageReader(opts: GeminiStreamOptions): SseMessage
   let usage: GeminiUsageMetadata | undefined;
   let finishReason: string | undefined;
   let blockReason: string | undefined;
+  let grounding: GeminiGroundingMetadata | undefined;
 
   const close = () => {
     if (open) emit({ type: 'block-end', index: open.index });
@@ -157,6 +161,24 @@ export function createGeminiMessageReader(opts: GeminiStreamOptions): SseMessage
     sawCandidate = true;
     for (const part of candidate.content?.parts ?? []) readPart(part);
     if (candidate.finishReason) finishReason = candidate.finishReason;
+    if (opts.webSearch && candidate.groundingMetadata) grounding = mergeGrounding(grounding, candidate.groundingMetadata);
+  };
+
+  /**
+   * The search, after the text it grounds: its metadata is complete only at the end (it may come
+   * on any chunk, again with more on a later one), and the text has gone on meanwhile.
+   */
+  const writeSearch = (): number | undefined => {
+    const search = readGeminiWebSearch(grounding, responseId);
+    if (!search) return undefined;
+    const call = next++;
+    emit({ type: 'block-start', index: call, block: { type: 'raw', origin: 'anthropic', block: webSearchCallBlock(search, {}) } });
+    emit({ type: 'tool-input-delta', index: call, json: JSON.stringify({ query: search.query }) });
+    emit({ type: 'block-end', index: call });
+    const result = next++;
+    emit({ type: 'block-start', index: result, block: { type: 'raw', origin: 'anthropic', block: webSearchResultBlock(search) } });
+    emit({ type: 'block-end', index: result });
+    return search.requests;
   };
 
   return {
@@ -205,8 +227,11 @@ export function createGeminiMessageReader(opts: GeminiStreamOptions): SseMessage
       settleTail();
       if (!started) return fail(new GatewayError('upstream', `Upstream "${opts.provider}" ended the stream without sending anything`));
       close();
+      const searches = writeSearch();
       const reason = blockReason && !sawCandidate ? 'content-filter' : mapGeminiFinishReason(finishReason, calls > 0);
-      emit({ type: 'finish', reason, usage: readGeminiUsage(usage) });
+      const total = readGeminiUsage(usage);
+      if (searches !== undefined) total.webSearchRequests = searches;
+      emit({ type: 'finish', reason, usage: total });
     },
   };
 }

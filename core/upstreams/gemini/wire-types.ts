@@ -91,10 +91,18 @@ export interface GeminiUsageMetadata {
   totalTokenCount?: number;
 }
 
+/** @see https://ai.google.dev/api/generate-content#GroundingMetadata (Google Search grounding; the fields read here) */
+export interface GeminiGroundingMetadata {
+  webSearchQueries?: string[];
+  groundingChunks?: Array<{ web?: { uri?: string; title?: string; domain?: string } }>;
+  [other: string]: unknown;
+}
+
 export interface GeminiCandidate {
   content?: { role?: string; parts?: GeminiPart[] };
   finishReason?: string;
   index?: number;
+  groundingMetadata?: GeminiGroundingMetadata;
 }
 
 export interface GeminiGenerateContentResponse {

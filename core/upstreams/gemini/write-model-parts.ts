@@ -55,9 +55,11 @@ export function writeGeminiModelParts(parts: Part[], path: string, warn: Warn): 
       case 'document':
         out.push(writeGeminiMedia(part, at, warn));
         break;
-      case 'raw':
-        out.push(writeGeminiRawPart(part, at));
+      case 'raw': {
+        const raw = writeGeminiRawPart(part, at, warn);
+        if (raw) out.push(raw);
         break;
+      }
       case 'tool-result':
         throw new GatewayError('invalid_request', `${at}: a tool result cannot be part of an assistant message`, { param: at });
       default:

@@ -3,6 +3,8 @@ import { GatewayError } from '../../errors.ts';
 import type { ToolChoice, ToolDef } from '../../ir.ts';
 import type { Warn } from '../types.ts';
 import { writeGeminiToolSchema } from './write-schema.ts';
+import { isAnthropicWebSearch } from '../asks-web-search.ts';
+import { writeGeminiWebSearch } from './write-web-search.ts';
 import type { GeminiFunctionDeclaration, GeminiTool, GeminiToolConfig } from './wire-types.ts';
 
 /** Gemini's function-name rule (letters, digits, `_ . : -`, starting with a letter or `_`, ≤128). */
@@ -12,12 +14,20 @@ const MODE = { auto: 'AUTO', any: 'ANY', tool: 'ANY', none: 'NONE' } as const;
 
 /**
  * Tools → one functionDeclarations tool (schemas rewritten for Gemini, every change reported per
- * tool) plus Gemini built-ins passed as they came; tool choice → functionCallingConfig.
+ * tool) plus Gemini built-ins passed as they came, and Anthropic's web search as Google Search;
+ * tool choice → functionCallingConfig.
  */
 export function writeGeminiTools(defs: ToolDef[] | undefined, choice: ToolChoice | undefined, warn: Warn): { tools?: GeminiTool[]; toolConfig?: GeminiToolConfig } {
   const declarations: GeminiFunctionDeclaration[] = [];
   const builtIns: GeminiTool[] = [];
+  const searches: string[] = [];
   (defs ?? []).forEach((def, k) => {
+    if (def.type === 'provider' && isAnthropicWebSearch(def)) {
+      // Two web search tools would be two googleSearch tools, which Gemini refuses.
+      if (!searches.length) builtIns.push(writeGeminiWebSearch(def, `tools.${k}`, warn));
+      searches.push(def.name);
+      return;
+    }
     if (def.type === 'provider') {
       if (def.origin !== 'gemini') {
         throw new GatewayError('invalid_request', `tools.${k}: the ${def.origin} tool "${def.name}" cannot be used with a Gemini model`, { param: `tools.${k}` });
@@ -34,7 +44,17 @@ export function writeGeminiTools(defs: ToolDef[] | undefined, choice: ToolChoice
     declarations.push({ name: def.name, ...(def.description ? { description: def.description } : {}), ...(schema ? { parameters: schema } : {}) });
   });
   const tools = [...(declarations.length ? [{ functionDeclarations: declarations }] : []), ...builtIns];
-  return { ...(tools.length ? { tools } : {}), ...writeToolConfig(choice, declarations, warn) };
+  return { ...(tools.length ? { tools } : {}), ...writeToolConfig(readSearchChoice(choice, searches, warn), declarations, warn) };
+}
+
+/**
+ * Google Search is not a function Gemini can be told to call: a choice naming the web search tool
+ * (Claude Code's WebSearch names it) leaves the search to the model, which searches when asked to.
+ */
+function readSearchChoice(choice: ToolChoice | undefined, searches: string[], warn: Warn): ToolChoice | undefined {
+  if (choice?.type !== 'tool' || !searches.includes(choice.name)) return choice;
+  warn(`tool_choice: Gemini cannot be made to search; "${choice.name}" was offered and the model decides`);
+  return { type: 'auto' };
 }
 
 function writeToolConfig(choice: ToolChoice | undefined, declarations: GeminiFunctionDeclaration[], warn: Warn): { toolConfig?: GeminiToolConfig } {

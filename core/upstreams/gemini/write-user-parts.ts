@@ -31,9 +31,11 @@ export function writeGeminiUserParts(message: Message, path: string, callNames: 
         results.push({ callId: part.callId, ...writeGeminiToolResult(part, at, callNames, warn) });
         break;
       }
-      case 'raw':
-        rest.push(writeGeminiRawPart(part, at));
+      case 'raw': {
+        const raw = writeGeminiRawPart(part, at, warn);
+        if (raw) rest.push(raw);
         break;
+      }
       case 'reasoning':
         droppedReasoning++;
         break;

@@ -31,6 +31,9 @@ describe('Anthropic stream frames written as text', () => {
     for (const text of awkward) {
       expect(writeMessageDeltaText('stop_sequence', text, usage)).toBe(asObject('message_delta', { delta: { stop_reason: 'stop_sequence', stop_sequence: text }, usage: final }));
     }
+    // Searches run (a translated Google Search) follow the counts, as the API puts them.
+    const searched = { ...usage, server_tool_use: { web_search_requests: 2 } };
+    expect(writeMessageDeltaText('end_turn', null, searched)).toBe(asObject('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { ...final, server_tool_use: { web_search_requests: 2 } } }));
   });
 
   it('write a count that is not a finite number as JSON does (null), never as NaN', () => {

@@ -324,9 +324,9 @@ describe('writeGeminiRequest', () => {
       message: 'messages.0.parts.0: the anthropic "server_tool_use" block cannot be sent to a Gemini model',
       param: 'messages.0.parts.0',
     });
-    expect(refusal(chat({ tools: [{ type: 'provider', origin: 'anthropic', name: 'web_search', definition: { type: 'web_search_20250305' } }] }))).toEqual({
+    expect(refusal(chat({ tools: [{ type: 'provider', origin: 'anthropic', name: 'code_execution', definition: { type: 'code_execution_20250825', name: 'code_execution' } }] }))).toEqual({
       kind: 'invalid_request',
-      message: 'tools.0: the anthropic tool "web_search" cannot be used with a Gemini model',
+      message: 'tools.0: the anthropic tool "code_execution" cannot be used with a Gemini model',
       param: 'tools.0',
     });
     expect(refusal(chat({ messages: [{ role: 'user', parts: [{ type: 'tool-result', callId: 'call_9', content: [] }] }] }))).toEqual({
