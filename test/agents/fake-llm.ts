@@ -16,7 +16,8 @@ import type { AddressInfo } from 'node:net';
  * with "X is loaded." once its find comes back. "search the web for Q" gets a WebSearch call,
  * after a ToolSearch for it while it is not declared yet (Claude Code defers it, and runs the
  * search as a side call with Anthropic's web_search server tool); the Gemini surface answers a request with `googleSearch` as Google does, with text and
- * groundingMetadata (queries, pages, supports) on the last chunk, and the answer after the
+ * groundingMetadata (queries, pages, supports) on the last chunk, the Anthropic surface a request
+ * with a `web_search_*` tool with Claude's search blocks and cited text; the answer after the
  * search's results names the first page's title. Requests asking for JSON (titles, checks) get a value built from their schema; anything
  * else gets a short text. Thinking is answered the way each provider does (Anthropic signed thinking
  * blocks, signature-only with `display: "omitted"`; Gemini thought parts and thoughtSignatures, ids on
@@ -151,6 +152,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     }
     if (path !== '/v1/messages' || call.method !== 'POST') throw new Refusal(404, `Not found: ${path}`);
     checkAnthropic(body, call.headers, issued.anthropic);
+    if ((body.tools ?? []).some((t: any) => /^web_search_\d{8}$/.test(t.type ?? ''))) return searchWeb(body, res, ++issued.seq);
     const decision = think(readAnthropic(body));
     const seq = ++issued.seq;
     const thinking = body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
@@ -305,6 +307,26 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     return 'search';
   }
 
+  /**
+   * Claude's web search as the Messages API answers it: a preamble, the server_tool_use and its
+   * web_search_tool_result (pages with encrypted content), then text blocks citing the pages.
+   */
+  function searchWeb(body: any, res: ServerResponse, seq: number): string {
+    if (body.stream) throw new Refusal(400, 'this fake searches the web only without streaming');
+    const query = readAnthropic(body).turns.at(-1)?.text.trim() || 'unknown';
+    const id = `srvtoolu_fake${seq}`;
+    const pages = SEARCH_PAGES.map((site, i) => ({ url: `https://www.${site}/euro-2024-${i}`, title: site }));
+    const content = [
+      { type: 'text', text: 'I will search for that.' },
+      { type: 'server_tool_use', id, name: 'web_search', input: { query } },
+      { type: 'web_search_tool_result', tool_use_id: id, content: pages.map((p, i) => ({ type: 'web_search_result', ...p, encrypted_content: `RW5jcnlwdGVk${seq}x${i}`, page_age: 'July 15, 2024' })) },
+      { type: 'text', text: SEARCH_ANSWER, citations: [{ type: 'web_search_result_location', ...pages[0], encrypted_index: `RW5jSW5kZXg${seq}`, cited_text: 'Spain are the champions of Europe.' }] },
+    ];
+    const usage = { input_tokens: estimate(body), output_tokens: 40, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, server_tool_use: { web_search_requests: 1 } };
+    sendJson(res, 200, { id: `msg_fake${seq}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason: 'end_turn', stop_sequence: null, usage });
+    return 'search';
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -340,6 +362,9 @@ function decide(conv: Conversation): Decision {
     // Claude Code's WebSearch result: `Web search results for query: "…"`, the links as JSON, then the text.
     const searched = /Web search results for query: "[^"]*"[\s\S]*?"title":"([^"]+)"/.exec(listing);
     if (searched) return say(`The first page found was ${searched[1]}.`);
+    // Gemini CLI's google_web_search result: the text with citation marks, then `Sources:` numbered.
+    const sourced = /Web search results for "[^"]*":[\s\S]*?Sources:\n\[1\] (.+?) \(/.exec(listing);
+    if (sourced) return say(`The first page found was ${sourced[1]}.`);
     const search = webSearchStep(conv);
     if (search) return search;
     // Tool search's find: a reference (Anthropic) or the definition as text (anywhere else).
@@ -364,13 +389,15 @@ function decide(conv: Conversation): Decision {
 }
 
 /**
- * "search the web for Q": a WebSearch call once the tool is declared; before that (Claude Code
- * defers it) a ToolSearch for it.
+ * "search the web for Q": a WebSearch (Claude Code) or google_web_search (Gemini CLI) call once
+ * the tool is declared; before that (Claude Code defers it) a ToolSearch for it.
  */
 function webSearchStep(conv: Conversation): Decision | undefined {
   const query = conv.turns.map((t) => (t.role === 'user' ? /search the web for (.+?)(?: and |$)/im.exec(t.text)?.[1] : undefined)).find(Boolean);
   if (!query) return undefined;
-  if (conv.tools.some((t) => t.name === 'WebSearch')) return { label: 'tool:WebSearch', text: 'I will search the web.', calls: [{ name: 'WebSearch', args: { query } }] };
+  for (const name of ['WebSearch', 'google_web_search']) {
+    if (conv.tools.some((t) => t.name === name)) return { label: `tool:${name}`, text: 'I will search the web.', calls: [{ name, args: { query } }] };
+  }
   if (conv.tools.some((t) => t.name === 'ToolSearch')) return { label: 'tool:ToolSearch', text: 'I will load WebSearch.', calls: [{ name: 'ToolSearch', args: { query: 'select:WebSearch' } }] };
   return undefined;
 }

@@ -1,4 +1,7 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SEARCH_ANSWER, SEARCH_PAGES } from './fake-llm.ts';
 import { describeRun, findAgent, KIND_OF, MODELS, printedJson, runAgent, startRig, TEST_KEY, writeGeminiSettings, type Rig } from './harness.ts';
 
 /**
@@ -90,5 +93,27 @@ describe.skipIf(!gemini)('Gemini CLI through the gateway', () => {
     const replay = chats[1]!.body.messages.slice(-3);
     expect(replay.map((m: any) => m.role)).toEqual(['assistant', 'tool', 'tool']);
     expect(replay.slice(1).map((m: any) => m.tool_call_id)).toEqual(replay[0].tool_calls.map((c: any) => c.id));
+  }, 40_000);
+
+  // google_web_search asks the "web-search" model (gemini-3-flash-preview, with googleSearch); a
+  // user points that alias at a Claude model in settings.json, and Claude's web search runs it.
+  it('google_web_search on a Claude model (the web-search alias pointed at it): Claude searches, its pages are the numbered sources', async () => {
+    const settings = JSON.parse(await readFile(join(rig.home, '.gemini', 'settings.json'), 'utf8'));
+    settings.modelConfigs = { customAliases: { 'web-search': { extends: 'gemini-3-flash-base', modelConfig: { model: `acme.${MODELS.claude}`, generateContentConfig: { tools: [{ googleSearch: {} }] } } } } };
+    await writeFile(join(rig.home, '.gemini', 'settings.json'), JSON.stringify(settings));
+    const run = await runAgent(gemini!, ['-m', `acme.${MODELS.gemini25}`, '-p', 'search the web for who won euro 2024', '--output-format', 'json', '--skip-trust'], {
+      cwd: rig.workdir,
+      env: { HOME: rig.home, GEMINI_API_KEY: TEST_KEY, GOOGLE_GEMINI_BASE_URL: `${rig.gateway.url}/api/gemini` },
+    });
+    const context = describeRun(rig, run);
+    expect(printedJson(run.stdout)?.response, context).toBe(`The first page found was ${SEARCH_PAGES[0]}.`);
+    expect(rig.fake.rejections, context).toEqual([]);
+    const chats = rig.fake.calls.filter((c) => c.method === 'POST' && !/count|Tokens/.test(c.path));
+    expect(chats.map((c) => `${c.kind} ${c.answer}`), context).toEqual(['gemini tool:google_web_search', 'anthropic search', 'gemini text']);
+    expect(chats[1]!.body.tools, context).toEqual([{ type: 'web_search_20250305', name: 'web_search' }]);
+    // Gemini CLI marked the cited text with its source number and listed every page.
+    const result = rig.fake.toolResults.find((t) => t.startsWith('Web search results for'));
+    expect(result, context).toContain(`${SEARCH_ANSWER}[1]`);
+    expect(result, context).toContain(`[2] ${SEARCH_PAGES[1]} (https://www.${SEARCH_PAGES[1]}/euro-2024-1)`);
   }, 40_000);
 });

@@ -443,6 +443,49 @@ describe('Claude model on the Anthropic API (translated)', () => {
     expect(array[0]!.candidates![0]!.content!.parts).toEqual([{ text: 'Once upon' }]);
     expect(array.at(-1)).toEqual({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } });
   });
+
+  // Gemini CLI's web search: generateContent with only {googleSearch: {}}, then the answer's
+  // text with the grounding's sources numbered and markers put at each support's endIndex.
+  const UEFA = { uri: 'https://www.uefa.com/euro2024/news/spain-champions', title: 'Spain crowned EURO 2024 champions | UEFA EURO 2024' };
+  const BBC = { uri: 'https://www.bbc.co.uk/sport/football/euro-2024-final', title: 'Spain 2-1 England: Euro 2024 final – BBC Sport' };
+
+  it('googleSearch is Claude\'s web search; its blocks and citations come back as groundingMetadata, supports at UTF-8 byte offsets of the text', async () => {
+    anthropic.reply(() => json('anthropic-web-search.json'));
+    const response = await ai.models.generateContent({ model: CLAUDE, contents: 'who won euro 2024', config: { tools: [{ googleSearch: {} }] } });
+    expect(anthropic.requests[0]!.json.tools).toEqual([{ type: 'web_search_20250305', name: 'web_search' }]);
+    const text = "I'll search for the Euro 2024 final.Spain won Euro 2024, beating England 2–1 in the final in Berlin.";
+    expect(response.text).toBe(text);
+    const grounding = response.candidates![0]!.groundingMetadata!;
+    expect(grounding).toEqual({
+      webSearchQueries: ['euro 2024 final winner'],
+      groundingChunks: [{ web: UEFA }, { web: BBC }],
+      groundingSupports: [
+        { segment: { startIndex: 36, endIndex: 55, text: 'Spain won Euro 2024' }, groundingChunkIndices: [0] },
+        { segment: { startIndex: 55, endIndex: 101, text: ', beating England 2–1 in the final in Berlin' }, groundingChunkIndices: [1] },
+      ],
+    });
+    // Each segment is where its text lies in the answer's bytes (the en dash is three).
+    const bytes = new TextEncoder().encode(text);
+    for (const { segment } of grounding.groundingSupports!) expect(new TextDecoder().decode(bytes.subarray(segment!.startIndex ?? 0, segment!.endIndex))).toBe(segment!.text);
+  });
+
+  it('googleSearch streamed: the queries and pages on the last chunk (a stream\'s citations are not read, so no supports)', async () => {
+    anthropic.reply(() => sse('anthropic-web-search.sse'));
+    const chunks = await drain(await ai.models.generateContentStream({ model: CLAUDE, contents: 'who won euro 2024', config: { tools: [{ googleSearch: {} }] } }));
+    expect(chunks.map((c) => c.text ?? '').join('')).toBe("I'll search for the Euro 2024 final.Spain won Euro 2024, beating England 2–1 in the final in Berlin.");
+    expect(chunks.slice(0, -1).every((c) => c.candidates![0]!.groundingMetadata === undefined)).toBe(true);
+    expect(chunks.at(-1)!.candidates![0]).toMatchObject({ finishReason: 'STOP', groundingMetadata: { webSearchQueries: ['euro 2024 final winner'], groundingChunks: [{ web: UEFA }, { web: BBC }] } });
+    expect(chunks.at(-1)!.candidates![0]!.groundingMetadata).not.toHaveProperty('groundingSupports');
+  });
+
+  it('a googleSearch option Claude\'s search cannot apply is refused, naming it', async () => {
+    const err = await apiError(() =>
+      ai.models.generateContent({ model: CLAUDE, contents: 'who won euro 2024', config: { tools: [{ googleSearch: { timeRangeFilter: { startTime: '2024-07-01T00:00:00Z', endTime: '2024-07-31T00:00:00Z' } } }] } }),
+    );
+    expect(err.status).toBe(400);
+    expect(JSON.parse(err.message)).toEqual({ error: { code: 400, message: "tools.0.googleSearch.timeRangeFilter: Claude's web search has no such option", status: 'INVALID_ARGUMENT' } });
+    expect(anthropic.requests).toHaveLength(0);
+  });
 });
 
 describe('gpt-oss on an OpenAI-compatible host (translated)', () => {

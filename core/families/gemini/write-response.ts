@@ -2,6 +2,7 @@
 import type { ChatResult } from '../../ir.ts';
 import { GEMINI_FINISH_REASON, type GeminiFinishReason } from './map-finish-reason.ts';
 import type { GeminiPart } from './schema.ts';
+import { writeGeminiGrounding, type GeminiGroundingMetadata } from './write-grounding.ts';
 import { writeGeminiParts } from './write-parts.ts';
 import { writeGeminiUsage, type GeminiUsageMetadata } from './write-usage.ts';
 
@@ -9,6 +10,8 @@ export interface GeminiCandidate {
   content: { parts: GeminiPart[]; role: 'model' };
   finishReason?: GeminiFinishReason;
   index: 0;
+  /** A Claude web search, as Google Search grounding. */
+  groundingMetadata?: GeminiGroundingMetadata;
 }
 
 export interface GeminiGenerateContentResponse {
@@ -29,12 +32,14 @@ export interface WriteGeminiOptions {
  */
 export function writeGeminiResponse(result: ChatResult, opts: WriteGeminiOptions): GeminiGenerateContentResponse {
   const parts = writeGeminiParts(result.parts);
+  const grounding = writeGeminiGrounding(result.parts);
   return {
     candidates: [
       {
         content: { parts: parts.length > 0 ? parts : [{ text: '' }], role: 'model' },
         finishReason: GEMINI_FINISH_REASON[result.finish],
         index: 0,
+        ...(grounding ? { groundingMetadata: grounding } : {}),
       },
     ],
     usageMetadata: writeGeminiUsage(result.usage),

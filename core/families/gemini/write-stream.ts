@@ -7,6 +7,7 @@ import { writeSignature } from '../../signature.ts';
 import { GEMINI_FINISH_REASON } from './map-finish-reason.ts';
 import type { GeminiPart } from './schema.ts';
 import { writeGeminiError } from './write-error.ts';
+import { GroundingWriter } from './write-grounding.ts';
 import type { GeminiGenerateContentResponse } from './write-response.ts';
 import { GeminiTextFrame, writeTextFrameAfter } from './write-text-frame.ts';
 import { writeThoughtSignature } from './thought-signature.ts';
@@ -21,6 +22,8 @@ type OpenBlock =
   | { kind: 'text' }
   | { kind: 'reasoning'; text: string; signature?: Signature; redacted?: string }
   | { kind: 'tool'; id: string; name: string; signature?: Signature; json: string }
+  /** A Claude web search's server_tool_use: its query arrives as input JSON. */
+  | { kind: 'search'; json: string; input: unknown }
   | { kind: 'other' };
 
 /**
@@ -28,7 +31,9 @@ type OpenBlock =
  * (either breaks the SDK's parser). Every chunk has at least one part; a function call goes out
  * whole when its block ends; the last chunk carries `finishReason`, usage and a part (the SDK chat
  * drops the whole turn otherwise). A reasoning signature waits for the next non-thought part, as
- * in writeGeminiParts. An error ends the stream with Gemini's error object.
+ * in writeGeminiParts. A Claude web search ends the stream as Google Search grounding on the last
+ * chunk (its queries and pages; a stream's citations are not read, so no supports). An error ends
+ * the stream with Gemini's error object.
  */
 export function writeGeminiStream(opts: WriteGeminiStreamOptions): TransformStream<StreamEvent, SseMessage> {
   return stageStream(createGeminiStreamWriter(opts));
@@ -40,6 +45,7 @@ export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<
   let ended = false;
   let pending: string | undefined;
   const blocks = new Map<number, OpenBlock>();
+  let grounding: GroundingWriter | undefined;
 
   const modelJson = JSON.stringify(opts.model);
   let tail = '';
@@ -52,8 +58,9 @@ export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<
     data: `{"candidates":[{"content":{"parts":[{"text":${JSON.stringify(text)}}],"role":"model"},"index":0}]${tail}`,
   });
   const chunk = (parts: GeminiPart[], finish?: { reason: FinishReason; usage: Usage }): SseMessage => {
+    const searched = finish && grounding?.write();
     const body: GeminiGenerateContentResponse = {
-      candidates: [{ content: { parts, role: 'model' }, ...(finish && { finishReason: GEMINI_FINISH_REASON[finish.reason] }), index: 0 }],
+      candidates: [{ content: { parts, role: 'model' }, ...(finish && { finishReason: GEMINI_FINISH_REASON[finish.reason] }), index: 0, ...(searched && { groundingMetadata: searched }) }],
       ...(finish && { usageMetadata: writeGeminiUsage(finish.usage) }),
       modelVersion: opts.model,
       responseId,
@@ -86,9 +93,13 @@ export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<
           else if (b.type === 'reasoning') {
             if (pending) out(chunk(take({ text: '' })));
             blocks.set(event.index, { kind: 'reasoning', text: '', redacted: b.redacted });
+          } else if (b.origin === 'anthropic' && b.block.type === 'server_tool_use' && b.block.name === 'web_search') {
+            grounding ??= new GroundingWriter();
+            blocks.set(event.index, { kind: 'search', json: '', input: b.block.input });
           } else {
             blocks.set(event.index, { kind: 'other' });
             if (b.origin === 'gemini') out(chunk(take({ ...b.block })));
+            else if (b.origin === 'anthropic' && b.block.type === 'web_search_tool_result') (grounding ??= new GroundingWriter()).addBlock(b.block);
           }
           break;
         }
@@ -122,13 +133,14 @@ export function createGeminiStreamWriter(opts: WriteGeminiStreamOptions): Stage<
         }
         case 'tool-input-delta': {
           const block = blocks.get(event.index);
-          if (block?.kind === 'tool') block.json += event.json;
+          if (block?.kind === 'tool' || block?.kind === 'search') block.json += event.json;
           break;
         }
         case 'block-end': {
           const block = blocks.get(event.index);
           blocks.delete(event.index);
           if (block?.kind === 'reasoning') pending = writeThoughtSignature(block);
+          else if (block?.kind === 'search') grounding!.addBlock({ type: 'server_tool_use', name: 'web_search', input: block.json ? parseArgs(block.json) : block.input });
           else if (block?.kind === 'tool') {
             const args = parseArgs(block.json);
             if (!args) {

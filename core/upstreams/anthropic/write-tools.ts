@@ -3,16 +3,19 @@ import { GatewayError } from '../../errors.ts';
 import type { ToolChoice, ToolDef, UpstreamKind } from '../../ir.ts';
 import { writeCacheControl } from './write-content.ts';
 import type { AnthropicFunctionTool, AnthropicRawBlock, AnthropicToolChoice } from './wire-types.ts';
+import { isGoogleSearch, writeAnthropicWebSearch } from './write-web-search.ts';
 
 /**
  * Function tools → Anthropic custom tools. Provider tools (web_search_20250305, bash_20250124, …)
- * are Anthropic's own definitions and go as they are; another provider's (Gemini googleSearch)
- * cannot be expressed and is refused rather than silently dropped.
+ * are Anthropic's own definitions and go as they are; Gemini's Google Search is the Claude API's
+ * web search (Bedrock has none); any other provider's cannot be expressed and is refused rather
+ * than silently dropped.
  */
 export function writeAnthropicTools(tools: ToolDef[], origin: UpstreamKind): Array<AnthropicFunctionTool | AnthropicRawBlock> {
   return tools.map((tool, i) => {
     if (tool.type === 'provider') {
       if (tool.origin === 'anthropic' || tool.origin === origin) return tool.definition;
+      if (origin === 'anthropic' && isGoogleSearch(tool)) return writeAnthropicWebSearch(tool, `tools.${i}`);
       throw new GatewayError('invalid_request', `tools.${i}: the ${tool.origin} tool "${tool.name}" is not available on an Anthropic upstream`, {
         param: `tools.${i}`,
       });

@@ -262,7 +262,7 @@ describe('writeAnthropicRequest', () => {
 
     const rawFromGemini = chat({ messages: [{ role: 'assistant', parts: [{ type: 'raw', origin: 'gemini', block: { executableCode: {} } }] }] });
     expect(() => write(rawFromGemini)).toThrow(expect.objectContaining({ kind: 'invalid_request', message: 'messages.0.parts.0: a block from gemini cannot be sent to an Anthropic upstream' }));
-    const geminiTool = chat({ tools: [{ type: 'provider', origin: 'gemini', name: 'googleSearch', definition: { googleSearch: {} } }] });
+    const geminiTool = chat({ tools: [{ type: 'provider', origin: 'gemini', name: 'codeExecution', definition: { codeExecution: {} } }] });
     expect(() => write(geminiTool)).toThrow(expect.objectContaining({ kind: 'invalid_request', opts: expect.objectContaining({ param: 'tools.0' }) }));
   });
 
