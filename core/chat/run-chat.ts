@@ -7,7 +7,6 @@ import { Reply } from '../http/reply.ts';
 import { openStaged, type StagedStream } from '../http/staged-stream.ts';
 import { checkModelAllowed } from '../keys.ts';
 import { isPromise, type MaybePromise } from '../maybe-promise.ts';
-import { asksAnthropicWebSearch } from '../upstreams/asks-web-search.ts';
 import type { PassthroughCall, ReadRequest, Upstream, UpstreamRequest, UpstreamResponse } from '../upstreams/types.ts';
 import { admitCall, meterOutcome, type AdmissionHint } from './meter-call.ts';
 import { readUpstreamError } from './read-upstream-error.ts';
@@ -146,7 +145,7 @@ class ChatRun {
       call.passthrough?.source.drop();
       this.ir = undefined;
     }
-    const head = { model: req.model, stream: req.stream, webSearch: asksAnthropicWebSearch(req.tools) };
+    const head = { model: req.model, stream: req.stream };
     if (isPromise(written)) return written.then((wire) => callRoute(call, upstream, target, head, wire, routeWarnings), cannot);
     return callRoute(call, upstream, target, head, written, routeWarnings);
   }
@@ -169,7 +168,7 @@ class ChatRun {
 }
 
 /** One translated route's call; its warnings join the call's only when it answers. */
-async function callRoute(call: ChatCall, upstream: Upstream, target: RouteTarget, req: ReadRequest & Pick<ChatRequest, 'stream'>, wire: UpstreamRequest, routeWarnings: readonly string[]): Promise<ChatOutcome> {
+async function callRoute(call: ChatCall, upstream: Upstream, target: RouteTarget, head: Pick<ChatRequest, 'model' | 'stream'>, wire: UpstreamRequest, routeWarnings: readonly string[]): Promise<ChatOutcome> {
   const { ctx } = call;
   const timeoutMs = timeoutFor(ctx, target.config.timeoutMs);
   let res: UpstreamResponse;
@@ -180,7 +179,8 @@ async function callRoute(call: ChatCall, upstream: Upstream, target: RouteTarget
     throw mapSendError(ctx, target.provider, timeoutMs, err);
   }
   if (!res.ok) throw await readUpstreamError(upstream, res);
-  if (req.stream) {
+  const req: ReadRequest = wire.webSearch ? { model: head.model, webSearch: true } : head;
+  if (head.stream) {
     const body = res.reader?.() ?? res.body;
     if (!body) throw new GatewayError('upstream', `Upstream "${target.provider}" sent an empty stream`);
     // An upstream whose first event is already an error (a throttling frame, an error chunk)

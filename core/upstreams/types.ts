@@ -57,6 +57,8 @@ export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
   body: string | Uint8Array;
+  /** The request ran Anthropic's web search as the provider's own (see ReadRequest). */
+  webSearch?: boolean;
 }
 
 /** Collects what a translation changed or dropped; reported in the `x-switchyard-warnings` header. */

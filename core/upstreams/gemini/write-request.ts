@@ -1,6 +1,7 @@
 /** @see https://ai.google.dev/api/generate-content#request-body */
 import { GatewayError } from '../../errors.ts';
 import type { ChatRequest } from '../../ir.ts';
+import { asksAnthropicWebSearch } from '../asks-web-search.ts';
 import { volatileLast } from '../openai/write-messages.ts';
 import type { UpstreamRequest, Warn } from '../types.ts';
 import { geminiHeaders, geminiUrl, type GeminiProviderConfig } from './endpoint.ts';
@@ -14,11 +15,14 @@ const MAX_STOP_SEQUENCES = 5;
 
 /** ChatRequest → a generateContent (or streamGenerateContent?alt=sse) call. */
 export function writeGeminiRequest(req: ChatRequest, config: GeminiProviderConfig, warn: Warn): UpstreamRequest {
-  return {
+  const wire: UpstreamRequest = {
     url: geminiUrl(config, req.model, req.stream ? 'streamGenerateContent' : 'generateContent', req.stream),
     headers: geminiHeaders(config),
     body: JSON.stringify(writeGeminiBody(req, warn)),
   };
+  // Google Search grounding is written back as Anthropic's web search blocks only when they were asked for.
+  if (asksAnthropicWebSearch(req.tools)) wire.webSearch = true;
+  return wire;
 }
 
 /** ChatRequest → GenerateContentRequest body (also what countTokens wraps). */

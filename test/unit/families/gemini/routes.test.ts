@@ -201,7 +201,7 @@ describe('Gemini routes', () => {
       expect(drop).toHaveBeenCalledTimes(1);
       expect(fake.requests).toHaveLength(1);
       // The reader is given the model, not the prompt it would hold for a stream's life.
-      expect(fake.readWith).toEqual([{ model: 'claude-upstream', stream: false, webSearch: false }]);
+      expect(fake.readWith).toEqual([{ model: 'claude-upstream', stream: false }]);
     } finally {
       drop.mockRestore();
     }
