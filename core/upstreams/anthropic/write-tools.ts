@@ -8,8 +8,8 @@ import { isGoogleSearch, writeAnthropicWebSearch } from './write-web-search.ts';
 /**
  * Function tools → Anthropic custom tools. Provider tools (web_search_20250305, bash_20250124, …)
  * are Anthropic's own definitions and go as they are; Gemini's Google Search is the Claude API's
- * web search (Bedrock has none); any other provider's cannot be expressed and is refused rather
- * than silently dropped.
+ * web search (not Bedrock's: `origin` 'bedrock' refuses it); any other provider's cannot be
+ * expressed and is refused rather than silently dropped.
  */
 export function writeAnthropicTools(tools: ToolDef[], origin: UpstreamKind): Array<AnthropicFunctionTool | AnthropicRawBlock> {
   return tools.map((tool, i) => {

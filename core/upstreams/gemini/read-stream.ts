@@ -168,7 +168,7 @@ export function createGeminiMessageReader(opts: GeminiStreamOptions): SseMessage
    * The search, after the text it grounds: its metadata is complete only at the end (it may come
    * on any chunk, again with more on a later one), and the text has gone on meanwhile.
    */
-  const writeSearch = (): number | undefined => {
+  const emitSearch = (): number | undefined => {
     const search = readGeminiWebSearch(grounding, responseId);
     if (!search) return undefined;
     const call = next++;
@@ -227,7 +227,7 @@ export function createGeminiMessageReader(opts: GeminiStreamOptions): SseMessage
       settleTail();
       if (!started) return fail(new GatewayError('upstream', `Upstream "${opts.provider}" ended the stream without sending anything`));
       close();
-      const searches = writeSearch();
+      const searches = emitSearch();
       const reason = blockReason && !sawCandidate ? 'content-filter' : mapGeminiFinishReason(finishReason, calls > 0);
       const total = readGeminiUsage(usage);
       if (searches !== undefined) total.webSearchRequests = searches;

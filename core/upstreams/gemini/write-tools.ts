@@ -23,8 +23,9 @@ export function writeGeminiTools(defs: ToolDef[] | undefined, choice: ToolChoice
   const searches: string[] = [];
   (defs ?? []).forEach((def, k) => {
     if (def.type === 'provider' && isAnthropicWebSearch(def)) {
-      // Two web search tools would be two googleSearch tools, which Gemini refuses.
-      if (!searches.length) builtIns.push(writeGeminiWebSearch(def, `tools.${k}`, warn));
+      // Each is checked; one googleSearch serves them all.
+      const search = writeGeminiWebSearch(def, `tools.${k}`, warn);
+      if (!searches.length) builtIns.push(search);
       searches.push(def.name);
       return;
     }

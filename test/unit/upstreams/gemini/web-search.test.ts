@@ -64,6 +64,8 @@ describe('web search on a Gemini model: the request', () => {
       param: 'tools.0.blocked_domains',
     });
     expect(write(chat({ tools: [search({ allowed_domains: [] })] })).body.tools).toEqual([{ googleSearch: {} }]);
+    // A second web search tool is checked too, though one googleSearch serves both.
+    expect(refusal(chat({ tools: [search(), search({ allowed_domains: ['uefa.com'] })] })).param).toBe('tools.1.allowed_domains');
   });
 
   it("an earlier search in the history is left out (its answer's text goes on); Claude's encrypted results are reported, Gemini's own are not", () => {
