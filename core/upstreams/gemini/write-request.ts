@@ -1,7 +1,6 @@
 /** @see https://ai.google.dev/api/generate-content#request-body */
 import { GatewayError } from '../../errors.ts';
 import type { ChatRequest } from '../../ir.ts';
-import { asksAnthropicWebSearch } from '../asks-web-search.ts';
 import { volatileLast } from '../openai/write-messages.ts';
 import type { UpstreamRequest, Warn } from '../types.ts';
 import { geminiHeaders, geminiUrl, type GeminiProviderConfig } from './endpoint.ts';
@@ -9,6 +8,7 @@ import { writeGeminiContents } from './write-contents.ts';
 import { writeGeminiResponseSchema } from './write-schema.ts';
 import { writeThinkingConfig } from './write-thinking.ts';
 import { writeGeminiTools } from './write-tools.ts';
+import { asksAnthropicWebSearch } from './write-web-search.ts';
 import type { GeminiGenerateContentRequest, GeminiGenerationConfig } from './wire-types.ts';
 
 const MAX_STOP_SEQUENCES = 5;

@@ -3,8 +3,7 @@ import { GatewayError } from '../../errors.ts';
 import type { ToolChoice, ToolDef } from '../../ir.ts';
 import type { Warn } from '../types.ts';
 import { writeGeminiToolSchema } from './write-schema.ts';
-import { isAnthropicWebSearch } from '../asks-web-search.ts';
-import { writeGeminiWebSearch } from './write-web-search.ts';
+import { isAnthropicWebSearch, writeGeminiWebSearch } from './write-web-search.ts';
 import type { GeminiFunctionDeclaration, GeminiTool, GeminiToolConfig } from './wire-types.ts';
 
 /** Gemini's function-name rule (letters, digits, `_ . : -`, starting with a letter or `_`, ≤128). */

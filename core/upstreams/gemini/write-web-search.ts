@@ -3,9 +3,21 @@
  * @see https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool
  */
 import { GatewayError } from '../../errors.ts';
-import type { ProviderTool } from '../../ir.ts';
+import type { ProviderTool, ToolDef } from '../../ir.ts';
 import type { Warn } from '../types.ts';
 import type { GeminiTool } from './wire-types.ts';
+
+const WEB_SEARCH_TYPE = /^web_search_\d{8}$/;
+
+/** Anthropic's web search server tool (any dated version: web_search_20250305, …). */
+export function isAnthropicWebSearch(def: ToolDef): boolean {
+  return def.type === 'provider' && def.origin === 'anthropic' && typeof def.definition.type === 'string' && WEB_SEARCH_TYPE.test(def.definition.type);
+}
+
+/** Whether the client asked for Anthropic's web search: the answer's grounding then goes back as its blocks. */
+export function asksAnthropicWebSearch(defs: ToolDef[] | undefined): boolean {
+  return defs !== undefined && defs.some(isAnthropicWebSearch);
+}
 
 /**
  * Anthropic `web_search_*` → `{googleSearch: {}}`: both are a search the provider runs itself in the
